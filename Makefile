@@ -1,0 +1,60 @@
+# Thin aliases. Every target creates .venv on first use and reinstalls only when
+# pyproject.toml changes (the stamp file records the last install).
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+BENCH_STAMP := $(VENV)/.installed-bench
+
+# make test talks to real services; these defaults point at the local servers.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/cya
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+# Extra pytest arguments, e.g. make test PYTEST_ARGS="-x tests/accounts"
+PYTEST_ARGS ?=
+
+.PHONY: help run test lint bench venv
+
+help:
+	@echo "make run    serve on http://127.0.0.1:8000 (SQLite + embedded Celery broker under var/)"
+	@echo "make test   run the whole suite against PostgreSQL and Redis (DATABASE_URL, REDIS_URL)"
+	@echo "make lint   ruff check, ruff format --check, mypy --strict, lint-imports"
+	@echo "make bench  run every script in benchmarks/"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	# pip >= 25.1 understands PEP 735 dependency groups (--group)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . --group dev
+	touch $@
+
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet --group bench
+	touch $@
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py rundev 127.0.0.1:8000
+
+test: $(STAMP)
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+	$(BIN)/lint-imports
+
+bench: $(BENCH_STAMP)
+	@shopt -s nullglob; scripts=(benchmarks/[!_]*.py); \
+	if [ $${#scripts[@]} -eq 0 ]; then echo "No benchmarks in benchmarks/ yet."; fi; \
+	for script in "$${scripts[@]}"; do echo "== $$script"; $(BIN)/python "$$script"; done

@@ -1,0 +1,1 @@
+"""Users and API tokens, for humans and bots: the lowest Django layer."""

@@ -1,0 +1,19 @@
+"""Query filters of the accounts lists."""
+
+from django.db.models import QuerySet
+from django_filters import rest_framework as filters
+
+from accounts.models import ApiToken
+
+
+class TokenFilter(filters.FilterSet):
+    active = filters.BooleanFilter(method="filter_active", label="Only tokens not revoked")
+
+    class Meta:
+        model = ApiToken
+        fields = ("active",)
+
+    def filter_active(
+        self, queryset: QuerySet[ApiToken], name: str, value: bool
+    ) -> QuerySet[ApiToken]:
+        return queryset.filter(revoked_at__isnull=value)

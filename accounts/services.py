@@ -1,0 +1,116 @@
+"""The only writers of users and tokens. Each runs as one transaction.
+
+Errors are DomainError with the stable codes of docs/errors.md.
+"""
+
+from datetime import datetime, timedelta
+
+from django.contrib.auth import authenticate
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.keys import key_hash, key_new, key_prefix
+from accounts.models import ApiToken, User
+from cya_site.errors import DomainError
+
+# Authentication records a token's use at most this often: a write per request would
+# turn every read of the API into a database write.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def _username_taken(username: str) -> DomainError:
+    return DomainError(
+        "username_taken", f"The username {username!r} is taken.", {"username": username}, 409
+    )
+
+
+@transaction.atomic
+def user_register(*, username: str, password: str, email: str = "") -> User:
+    """Create a human user with a validated, hashed password.
+
+    Raises DomainError ``username_invalid``, ``username_taken`` (409, case-insensitive)
+    or ``weak_password`` (Django's password validators, reasons in details).
+    """
+    username = User.normalize_username(username)
+    try:
+        User._meta.get_field("username").clean(username, None)
+    except ValidationError as error:
+        raise DomainError("username_invalid", " ".join(error.messages)) from None
+    if User.objects.filter(username__iexact=username).exists():
+        raise _username_taken(username)
+    user = User(username=username, email=User.objects.normalize_email(email))
+    try:
+        validate_password(password, user=user)
+    except ValidationError as error:
+        reasons = [{"code": e.code, "message": " ".join(e.messages)} for e in error.error_list]
+        raise DomainError("weak_password", " ".join(error.messages), {"reasons": reasons}) from None
+    user.set_password(password)
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:  # registered concurrently under the same name
+        raise _username_taken(username) from None
+    return user
+
+
+@transaction.atomic
+def user_login(*, username: str, password: str, token_name: str) -> tuple[User, ApiToken, str]:
+    """Check a username (any case) and password, and issue a new token for the user.
+
+    Returns the user, the token and its raw key, which is never stored. Raises
+    DomainError ``invalid_credentials`` for a wrong name or password or an inactive user.
+    """
+    canonical = (
+        User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
+    )
+    user = authenticate(username=canonical or username, password=password)
+    if not isinstance(user, User):
+        raise DomainError("invalid_credentials", "Wrong username or password.")
+    token, key = token_create(user=user, name=token_name)
+    return user, token, key
+
+
+@transaction.atomic
+def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
+    """Issue a token for ``user``; returns it with the raw key, shown to the caller once."""
+    key = key_new()
+    token = ApiToken.objects.create(
+        user=user, name=name, prefix=key_prefix(key), key_hash=key_hash(key)
+    )
+    return token, key
+
+
+@transaction.atomic
+def token_revoke(*, token: ApiToken, by: User) -> ApiToken:
+    """Revoke ``token``; revoking a revoked token changes nothing (idempotent).
+
+    Only the token's owner or staff may revoke it: others get DomainError
+    ``permission_denied`` (403).
+    """
+    if by.pk != token.user_id and not by.is_staff:
+        raise DomainError("permission_denied", "Only the token's owner may revoke it.", status=403)
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token.refresh_from_db(fields=["revoked_at"])
+    return token
+
+
+def token_mark_used(*, token: ApiToken, now: datetime | None = None) -> bool:
+    """Record that ``token`` authenticated a request, at most once per minute.
+
+    Returns whether a write happened. The conditional UPDATE keeps concurrent requests
+    from writing more than once per minute between them.
+    """
+    now = now or timezone.now()
+    stale_before = now - LAST_USED_RESOLUTION
+    if token.last_used_at is not None and token.last_used_at > stale_before:
+        return False
+    updated = (
+        ApiToken.objects.filter(pk=token.pk)
+        .filter(Q(last_used_at__isnull=True) | Q(last_used_at__lte=stale_before))
+        .update(last_used_at=now)
+    )
+    token.last_used_at = now
+    return updated == 1

@@ -1,0 +1,214 @@
+"""The one error shape of the API: ``{"code": ..., "message": ..., "details": {...}}``.
+
+``exception_handler`` is DRF's EXCEPTION_HANDLER and renders every error a view raises;
+the Django-level views below render 404/400/500 for ``/api/`` paths that never reach a
+DRF view. Codes are stable and documented in docs/errors.md: never rename one.
+"""
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+
+API_PREFIX = "/api/"
+
+
+class DomainError(Exception):
+    """A business rule refused the request: raised by services, rendered by the handler.
+
+    ``code`` is a stable snake_case identifier, ``message`` is for people, ``details``
+    carries machine-readable specifics, and ``status`` is the HTTP status to answer with.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        details: Mapping[str, Any] | None = None,
+        status: int = 400,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = dict(details or {})
+        self.http_status = status
+
+
+@dataclass(frozen=True, slots=True)
+class ApiError:
+    """One rendered error: HTTP status, body fields and extra headers."""
+
+    status: int
+    code: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body every API error has."""
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+# DRF exceptions whose code differs from DRF's own default_code.
+_API_EXCEPTION_CODES: dict[type[exceptions.APIException], str] = {
+    exceptions.ParseError: "malformed_json",
+}
+
+
+def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | None:
+    """Render ``exc`` in the one error shape, or return None to let it become a 500."""
+    error = _api_error(exc)
+    if error is None:
+        return None
+    # Imported here: rest_framework.views loads the authentication classes, which import
+    # services, which import DomainError from this module.
+    from rest_framework.views import set_rollback
+
+    set_rollback()
+    return Response(error.body(), status=error.status, headers=error.headers)
+
+
+def _api_error(exc: Exception) -> ApiError | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if isinstance(exc, RequestDataTooBig):
+        return _payload_too_large()
+    if isinstance(exc, exceptions.ValidationError):
+        return ApiError(400, "invalid", "Invalid input.", _validation_details(exc))
+    if isinstance(exc, exceptions.APIException):
+        return _from_api_exception(exc)
+    return _from_coded_exception(exc)
+
+
+def _from_api_exception(exc: exceptions.APIException) -> ApiError:
+    code = _API_EXCEPTION_CODES.get(type(exc), exc.default_code)
+    headers: dict[str, str] = {}
+    details: dict[str, Any] = {}
+    auth_header = getattr(exc, "auth_header", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    if isinstance(exc, exceptions.Throttled):
+        seconds = getattr(exc, "wait", None)  # set by DRF, missing from its stubs
+        wait = math.ceil(seconds) if seconds is not None else 1
+        headers["Retry-After"] = str(wait)
+        details["wait_seconds"] = wait
+        message = "Too many requests: try again later."
+    else:
+        message = str(exc.detail)
+    return ApiError(exc.status_code, str(code), message, details, headers)
+
+
+def _from_coded_exception(exc: Exception) -> ApiError | None:
+    """Map any exception carrying ``code`` (str) and ``http_status`` (int) attributes.
+
+    DomainError and the engine's errors both follow this protocol, so the engine can
+    stay free of Django and still get its stable codes rendered.
+    """
+    code = getattr(exc, "code", None)
+    http_status = getattr(exc, "http_status", None)
+    if not isinstance(code, str) or not isinstance(http_status, int):
+        return None
+    message = getattr(exc, "message", None)
+    details = getattr(exc, "details", None)
+    details = dict(details) if isinstance(details, Mapping) else {}
+    field_name = getattr(exc, "field", None)
+    if isinstance(field_name, str):
+        details.setdefault("field", field_name)
+    return ApiError(http_status, code, message if isinstance(message, str) else str(exc), details)
+
+
+def _validation_details(exc: exceptions.ValidationError) -> dict[str, Any]:
+    """Field errors as ``{field: [{"message", "code"}, ...]}``; others under non_field_errors."""
+    full: Any = exc.get_full_details()
+    if isinstance(full, dict):
+        return full
+    return {"non_field_errors": full}
+
+
+def _payload_too_large() -> ApiError:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return ApiError(
+        status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        "payload_too_large",
+        f"The request body is larger than {limit} bytes.",
+        {"max_bytes": limit},
+    )
+
+
+def render_error(exc: Exception) -> HttpResponse:
+    """``exc`` in the one error shape, for the few views outside DRF (the game stream).
+
+    Anything without a code is raised again, to become a logged 500.
+    """
+    error = _api_error(exc)
+    if error is None:
+        raise exc
+    return _json(error)
+
+
+# --- Django-level views: errors raised outside DRF views ------------------------------
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def _json(error: ApiError) -> JsonResponse:
+    return JsonResponse(error.body(), status=error.status, headers=error.headers)
+
+
+@csrf_exempt  # it changes nothing; else a POST gets CSRF's HTML 403 instead of this 404
+def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """Catch-all for ``/api/`` paths no route matched: a JSON 404 whatever DEBUG says."""
+    details: dict[str, Any] = {"path": request.path}
+    if not request.path.endswith("/"):
+        try:
+            resolved = resolve(request.path + "/")
+        except Resolver404:
+            pass
+        else:
+            if resolved.func is not api_not_found:
+                details["hint"] = f"Did you mean {request.path}/ (with a trailing slash)?"
+    return _json(ApiError(404, "not_found", "No API endpoint at this path.", details))
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler404: JSON under /api/, Django's HTML page elsewhere."""
+    if _is_api(request):
+        return _json(ApiError(404, "not_found", "Not found."))
+    return defaults.page_not_found(request, exception or Http404())
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400: JSON under /api/, Django's HTML page elsewhere."""
+    if _is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            return _json(_payload_too_large())
+        return _json(ApiError(400, "bad_request", "The request could not be understood."))
+    return defaults.bad_request(request, exception or Exception())
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler403: JSON under /api/, Django's HTML page elsewhere."""
+    if _is_api(request):
+        return _json(ApiError(403, "permission_denied", "Permission denied."))
+    return defaults.permission_denied(request, exception or DjangoPermissionDenied())
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: JSON under /api/, Django's HTML page elsewhere."""
+    if _is_api(request):
+        return _json(ApiError(500, "server_error", "Internal server error."))
+    return defaults.server_error(request)

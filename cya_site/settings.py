@@ -1,0 +1,266 @@
+"""Django settings: every environment differs only by the variables read here.
+
+The defaults run on a bare machine (SQLite and an embedded Celery transport under
+``var/``); production and CI set ``DATABASE_URL`` and ``REDIS_URL``. ``.env.example``
+lists every variable.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
+
+from cya_site.env import env_bool, env_int, env_list, env_rate, env_str
+
+# Lets classes such as ModelAdmin be subscripted at run time, as their type stubs are.
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+# Runtime files of the embedded defaults (SQLite, broker folders, beat schedule).
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var"))).resolve()
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    SECRET_KEY = "insecure-development-key-never-use-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts",
+    "games",
+    "bots",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "cya_site.urls"
+WSGI_APPLICATION = "cya_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------
+_default_sqlite = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+_database_url = env_str("DATABASE_URL", _default_sqlite)
+try:
+    _database = dj_database_url.parse(
+        _database_url,
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+except ValueError as error:
+    raise ImproperlyConfigured(f"DATABASE_URL cannot be read: {error}") from None
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    if _database_url == _default_sqlite:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # The dev server and the embedded Celery worker write concurrently: WAL lets readers
+    # proceed during a write, and IMMEDIATE takes the write lock up front instead of
+    # failing with "database is locked" when a read transaction later upgrades.
+    _database["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
+
+# Request bodies above this are refused with 413 payload_too_large (cya_site.errors).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 256 * 1024, minimum=1024)
+
+# --- Redis: cache (throttle counters) and Celery ------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+
+# Game streams (games.api.stream): open streams a user may hold per server process, and
+# the seconds of quiet after which a stream sends an empty line and checks for changes.
+STREAMS_PER_USER = env_int("STREAMS_PER_USER", 64, minimum=1)
+STREAM_KEEPALIVE_SECONDS = env_int("STREAM_KEEPALIVE_SECONDS", 10, minimum=1)
+
+# The bot ladder (bots.ladder): tables kept playing, their sizes, time control, exploration.
+LADDER_TABLES = env_int("LADDER_TABLES", 2, minimum=0)
+LADDER_SEATS = [int(n) for n in env_list("LADDER_SEATS", ["4"])]
+if not LADDER_SEATS or any(not 2 <= n <= 6 for n in LADDER_SEATS):
+    raise ImproperlyConfigured("LADDER_SEATS must list table sizes from 2 to 6")
+LADDER_DECISION_MS = env_int("LADDER_DECISION_MS", 1000, minimum=50)
+LADDER_TIME_BANK_MS = env_int("LADDER_TIME_BANK_MS", 15_000, minimum=0)
+try:
+    LADDER_EXPLORATION = float(env_str("LADDER_EXPLORATION", "0.2"))
+except ValueError:
+    raise ImproperlyConfigured("LADDER_EXPLORATION must be a number from 0 to 1") from None
+if not 0 <= LADDER_EXPLORATION <= 1:
+    raise ImproperlyConfigured("LADDER_EXPLORATION must be a number from 0 to 1")
+LADDER_EVERY_SECONDS = env_int("LADDER_EVERY_SECONDS", 10, minimum=1)
+CELERY_BEAT_SCHEDULE = {
+    "ladder": {"task": "bots.schedule_ladder", "schedule": float(LADDER_EVERY_SECONDS)},
+    "results": {"task": "tournaments.sync_results", "schedule": 30.0},
+}
+
+# benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production
+BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
+
+CACHES: dict[str, dict[str, Any]]
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = TIME_ZONE
+# acks_late + reject_on_worker_lost redeliver a task whose worker died mid-way, so tasks
+# must be idempotent (STYLE section 6); prefetch 1 keeps long tasks from queueing behind
+# each other in one worker.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Most tasks write their outcome to the database; a task that is awaited opts in with
+# ignore_result=False.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_EXTENDED = True
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_TIME_LIMIT = 300
+CELERY_TASK_SOFT_TIME_LIMIT = 240
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+    # Longer than any task's time limit, or acks_late would redeliver running tasks.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+else:
+    # Embedded transport for a bare machine: kombu's filesystem broker, where the
+    # producer's "out" folder is the consumer's "in" folder (one machine, one queue set).
+    _broker_dir = VAR_DIR / "broker"
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "control_folder": str(_broker_dir / "control"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+    CELERY_RESULT_BACKEND = f"file://{VAR_DIR / 'results'}"
+    for _folder in ("queue", "control", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+    (VAR_DIR / "results").mkdir(parents=True, exist_ok=True)
+
+# --- Django REST framework -------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Closed by default; endpoints open to anonymous clients say so themselves.
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "cya_site.pagination.PageNumberPagination",
+    "PAGE_SIZE": 20,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # one round trip for every limit of a request (cya_site/throttling.py)
+    "DEFAULT_THROTTLE_CLASSES": ["cya_site.throttling.RequestRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_rate("THROTTLE_ANON", "120/min"),
+        "user": env_rate("THROTTLE_USER", "6000/min"),
+        "auth": env_rate("THROTTLE_AUTH", "10/min"),
+        # bots answer many decisions a minute; one seat can hardly need more than this
+        "actions": env_rate("THROTTLE_ACTIONS", "6000/min"),
+        "wait": env_rate("THROTTLE_WAIT", "600/min"),
+    },
+    # 0: throttles identify clients by REMOTE_ADDR and ignore a spoofable X-Forwarded-For.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
+    "EXCEPTION_HANDLER": "cya_site.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cover Your Assets platform API",
+    "DESCRIPTION": "Games, bots and tournaments for the card game Cover Your Assets.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # one name per choice set that several serializers share
+    "ENUM_NAME_OVERRIDES": {
+        "DecisionKindEnum": "games.engine.state.DECISION_NAMES",
+        "GameStatusEnum": "games.models.Game.Status",
+        "BotKindEnum": "bots.models.Bot.Kind",
+        "MatchKindEnum": "bots.models.Match.Kind",
+        "MatchStatusEnum": "bots.models.Match.Status",
+        "VersionStatusEnum": "bots.models.BotVersion.Status",
+        "StrikeReasonEnum": "bots.models.Strike.Reason",
+        "CompetitionKindEnum": "tournaments.models.Competition.Kind",
+        "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "RoundStatusEnum": "tournaments.models.TournamentRound.Status",
+        "RecordStatusEnum": "tournaments.models.ScoreRecord.Status",
+        "RecordKindEnum": "tournaments.models.ScoreRecord.Kind",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.api.stream.document_stream",  # an async view, outside DRF
+        "cya_site.schema.add_error_responses",
+    ],
+}

@@ -1,0 +1,32 @@
+"""URLs: each app's router under /api/v1/, the schema and its docs page, the admin."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from cya_site import errors
+from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI extensions
+from cya_site.bench import BenchReadWriteView
+
+urlpatterns = [
+    path("api/v1/", include("accounts.api.urls")),
+    path("api/v1/", include("games.api.urls")),
+    path("api/v1/", include("bots.api.urls")),
+    path("api/v1/", include("tournaments.api.urls")),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("admin/", admin.site.urls),
+    *(  # benchmarks/api.py's baseline; off unless BENCH_ENDPOINTS is set
+        [path("api/v1/bench/rw/", BenchReadWriteView.as_view(), name="bench-rw")]
+        if settings.BENCH_ENDPOINTS
+        else []
+    ),
+    # Last: any other /api/ path is a JSON 404, also with DEBUG on.
+    re_path(r"^api/", errors.api_not_found),
+]
+
+handler400 = errors.bad_request
+handler403 = errors.permission_denied
+handler404 = errors.not_found
+handler500 = errors.server_error

@@ -1,0 +1,97 @@
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken, User
+from accounts.services import token_create, token_revoke
+
+ME = "/api/v1/auth/me/"
+
+
+def _bearer(key: str) -> APIClient:
+    return APIClient(HTTP_AUTHORIZATION=f"Bearer {key}")
+
+
+def test_accepts_a_valid_token(alice: User) -> None:
+    _, key = token_create(user=alice, name="t")
+
+    response = _bearer(key).get(ME)
+
+    assert response.status_code == 200
+    assert response.json()["username"] == "alice"
+
+
+def test_the_scheme_name_is_case_insensitive(alice: User) -> None:
+    _, key = token_create(user=alice, name="t")
+
+    response = APIClient(HTTP_AUTHORIZATION=f"bearer {key}").get(ME)
+
+    assert response.status_code == 200
+
+
+@pytest.mark.django_db
+def test_rejects_an_unknown_token() -> None:
+    response = _bearer("not-a-token-anyone-was-given").get(ME)
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="api"'
+
+
+def test_rejects_a_revoked_token(alice: User) -> None:
+    token, key = token_create(user=alice, name="t")
+    token_revoke(token=token, by=alice)
+
+    response = _bearer(key).get(ME)
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
+def test_rejects_a_token_of_a_deactivated_user(alice: User) -> None:
+    _, key = token_create(user=alice, name="t")
+    alice.is_active = False
+    alice.save()
+
+    response = _bearer(key).get(ME)
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
+@pytest.mark.parametrize("header", ["Bearer", "Bearer two parts", "Bearer caf\u00e9"])
+@pytest.mark.django_db
+def test_rejects_a_malformed_bearer_header(header: str) -> None:
+    response = APIClient(HTTP_AUTHORIZATION=header).get(ME)
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
+
+
+@pytest.mark.django_db
+def test_ignores_other_schemes() -> None:
+    response = APIClient(HTTP_AUTHORIZATION="Basic YWxpY2U6c2VjcmV0").get(ME)
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+
+
+def test_records_last_use_at_most_once_a_minute(alice: User) -> None:
+    token, key = token_create(user=alice, name="t")
+    client = _bearer(key)
+    start = timezone.now()
+
+    with time_machine.travel(start, tick=False):
+        client.get(ME)
+    with time_machine.travel(start + timedelta(seconds=59), tick=False):
+        client.get(ME)
+    after_second_request = ApiToken.objects.get(pk=token.pk).last_used_at
+    with time_machine.travel(start + timedelta(seconds=61), tick=False):
+        client.get(ME)
+    after_third_request = ApiToken.objects.get(pk=token.pk).last_used_at
+
+    assert after_second_request == start
+    assert after_third_request == start + timedelta(seconds=61)

@@ -1,0 +1,99 @@
+import pytest
+from django.db import IntegrityError
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services import user_register
+from cya_site.errors import DomainError
+
+URL = "/api/v1/auth/register/"
+GOOD_PASSWORD = "a sturdy passphrase 42"
+
+
+@pytest.mark.django_db
+def test_registers_a_human_with_a_hashed_password(api: APIClient) -> None:
+    response = api.post(URL, {"username": "dave", "password": GOOD_PASSWORD, "email": "d@x.org"})
+
+    assert response.status_code == 201
+    assert response.json()["username"] == "dave"
+    assert "password" not in response.json()
+    user = User.objects.get(username="dave")
+    assert user.check_password(GOOD_PASSWORD)
+    assert user.password != GOOD_PASSWORD
+    assert not user.is_bot
+    assert not user.is_staff
+
+
+@pytest.mark.django_db
+def test_email_is_optional(api: APIClient) -> None:
+    response = api.post(URL, {"username": "dave", "password": GOOD_PASSWORD})
+
+    assert response.status_code == 201
+    assert User.objects.get(username="dave").email == ""
+
+
+def test_rejects_a_taken_username_in_any_case(api: APIClient, alice: User) -> None:
+    response = api.post(URL, {"username": "ALICE", "password": GOOD_PASSWORD})
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "username_taken"
+    assert User.objects.filter(username__iexact="alice").count() == 1
+
+
+@pytest.mark.django_db
+def test_rejects_a_weak_password_with_the_validators_reasons(api: APIClient) -> None:
+    response = api.post(URL, {"username": "dave", "password": "1234"})
+
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "weak_password"
+    reasons = {reason["code"] for reason in body["details"]["reasons"]}
+    assert {"password_too_short", "password_entirely_numeric"} <= reasons
+    assert not User.objects.filter(username="dave").exists()
+
+
+@pytest.mark.django_db
+def test_rejects_a_password_like_the_username(api: APIClient) -> None:
+    response = api.post(URL, {"username": "dave-the-player", "password": "dave-the-player"})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "weak_password"
+
+
+@pytest.mark.django_db
+def test_rejects_a_username_with_forbidden_characters(api: APIClient) -> None:
+    response = api.post(URL, {"username": "dave smith!", "password": GOOD_PASSWORD})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "username_invalid"
+    assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_rejects_missing_fields_and_a_bad_email(api: APIClient) -> None:
+    response = api.post(URL, {"email": "not-an-email"})
+
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert set(body["details"]) == {"username", "password", "email"}
+    assert body["details"]["username"][0]["code"] == "required"
+
+
+@pytest.mark.django_db
+def test_service_refuses_a_taken_username() -> None:
+    user_register(username="Erin", password=GOOD_PASSWORD)
+
+    with pytest.raises(DomainError) as raised:
+        user_register(username="erin", password=GOOD_PASSWORD)
+
+    assert raised.value.code == "username_taken"
+    assert raised.value.http_status == 409
+
+
+@pytest.mark.django_db
+def test_database_refuses_usernames_differing_only_in_case() -> None:
+    User.objects.create(username="Frank")
+
+    with pytest.raises(IntegrityError):
+        User.objects.create(username="frank")

@@ -1,0 +1,207 @@
+"""Shared fixtures: the service check, the named cast, API clients, a real Celery worker.
+
+The suite runs against real PostgreSQL and Redis (``make test`` points DATABASE_URL and
+REDIS_URL at the local servers) and stops at once, loudly, when either is unreachable.
+"""
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+from pytest_django import Settings
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from cya_site.celery import app as celery_app
+from tests.clients import authenticate
+from tests.factories import UserFactory
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVICE_CHECK_FAILED = 3
+# One queue per test session, so parallel sessions (or xdist workers) sharing a Redis
+# never run each other's tasks against the wrong test database.
+TEST_QUEUE = f"test-{uuid.uuid4().hex[:12]}"
+
+
+def _service_problems() -> list[str]:
+    problems = []
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.postgresql":
+        problems.append(
+            f"DATABASE_URL must point at PostgreSQL, but the database engine is "
+            f"{database['ENGINE']!r}. `make test` defaults it to "
+            "postgres://postgres@127.0.0.1:5432/cya."
+        )
+    else:
+        try:
+            psycopg.connect(
+                host=database["HOST"] or None,
+                port=database["PORT"] or None,
+                user=database["USER"] or None,
+                password=database["PASSWORD"] or None,
+                dbname="postgres",
+                connect_timeout=3,
+            ).close()
+        except psycopg.Error as error:
+            problems.append(f"PostgreSQL at {database['HOST']}:{database['PORT']}: {error}")
+    if not settings.REDIS_URL:
+        problems.append(
+            "REDIS_URL is not set. `make test` defaults it to redis://127.0.0.1:6379/0."
+        )
+    else:
+        try:
+            redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=3).ping()
+        except redis.RedisError as error:
+            problems.append(f"Redis at {settings.REDIS_URL}: {error}")
+    return problems
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to run without PostgreSQL and Redis: tests never fall back or skip."""
+    problems = _service_problems()
+    if problems:
+        lines = "\n".join(f"  - {problem}" for problem in problems)
+        pytest.exit(
+            f"\n\nTEST SERVICES UNREACHABLE: the suite needs PostgreSQL and Redis.\n{lines}\n",
+            returncode=SERVICE_CHECK_FAILED,
+        )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Fast hashing: PBKDF2 with Django's default iterations costs ~0.3 s per user.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Set before any task is sent, so Celery builds its queues with it.
+    celery_app.conf.task_default_queue = TEST_QUEUE
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(settings: Settings) -> None:
+    """Each test gets its own cache key space, so throttle counters never leak between tests."""
+    settings.CACHES = {
+        name: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+        for name, config in settings.CACHES.items()
+    }
+
+
+# --- The cast ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def alice(db: None) -> User:
+    """A player: the usual owner of whatever a test is about."""
+    return UserFactory.create(username="alice")
+
+
+@pytest.fixture
+def bob(db: None) -> User:
+    """Another player, who must not see or change alice's things."""
+    return UserFactory.create(username="bob")
+
+
+@pytest.fixture
+def carol(db: None) -> User:
+    """A third player, for tables and games of three or more."""
+    return UserFactory.create(username="carol")
+
+
+@pytest.fixture
+def staff(db: None) -> User:
+    """An admin: staff and superuser, with the Django admin open to them."""
+    return UserFactory.create(username="staff", is_staff=True, is_superuser=True)
+
+
+# --- API clients -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def api() -> APIClient:
+    """An anonymous API client."""
+    return APIClient()
+
+
+@pytest.fixture
+def api_as(db: None) -> Callable[[User], APIClient]:
+    """Build an API client authenticated as a user with a fresh token."""
+
+    def build(user: User) -> APIClient:
+        client = APIClient()
+        authenticate(client, user)
+        return client
+
+    return build
+
+
+# --- A real Celery worker ----------------------------------------------------------------
+
+
+def _test_database_url() -> str:
+    db = connection.settings_dict
+    credentials = quote(db["USER"] or "", safe="")
+    if db["PASSWORD"]:
+        credentials += ":" + quote(db["PASSWORD"], safe="")
+    host = f"{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
+    return f"postgres://{credentials}@{host}/{db['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Celery worker process on Redis, consuming this session's queue.
+
+    It connects to the test database, so tasks see rows that a ``transactional_db`` test
+    committed. Yields the worker's node name (the hostname its results report).
+    """
+    from cya_site.tasks import ping
+
+    node = f"{TEST_QUEUE}@localhost"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "CYA_TEST_QUEUE": TEST_QUEUE,  # tasks the worker's tasks send stay on this queue
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "--app",
+        "tests.celery_app",
+        "worker",
+        "--queues",
+        TEST_QUEUE,
+        "--hostname",
+        node,
+        "--concurrency",
+        "2",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "--loglevel",
+        "WARNING",
+    ]
+    log = (tmp_path_factory.mktemp("celery") / "worker.log").open("w+")
+    worker = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        try:
+            ping.delay().get(timeout=60)
+        except Exception as error:
+            log.seek(0)
+            pytest.fail(f"The Celery worker did not answer a ping ({error!r}):\n{log.read()}")
+        yield node
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        redis.Redis.from_url(settings.REDIS_URL).delete(TEST_QUEUE)
+        log.close()

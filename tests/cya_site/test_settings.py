@@ -1,0 +1,163 @@
+import re
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+import cya_site
+from cya_site.env import env_bool, env_int, env_list, env_rate, env_str
+
+SETTINGS_FILE = Path(cya_site.__file__).with_name("settings.py")
+
+
+@pytest.fixture
+def bare_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
+    """An environment like a bare machine's, with var/ in a temporary folder."""
+    for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "THROTTLE_AUTH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("VAR_DIR", str(tmp_path))
+    return monkeypatch
+
+
+def _load_settings() -> dict[str, Any]:
+    return runpy.run_path(str(SETTINGS_FILE))
+
+
+def test_env_str_treats_blank_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "  ")
+
+    assert env_str("CYA_TEST", "fallback") == "fallback"
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("1", True), ("Yes", True), ("off", False)])
+def test_env_bool_reads_common_spellings(
+    monkeypatch: pytest.MonkeyPatch, raw: str, expected: bool
+) -> None:
+    monkeypatch.setenv("CYA_TEST", raw)
+
+    assert env_bool("CYA_TEST", not expected) is expected
+
+
+def test_env_bool_refuses_anything_else(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "maybe")
+
+    with pytest.raises(ImproperlyConfigured, match="CYA_TEST"):
+        env_bool("CYA_TEST", False)
+
+
+def test_env_int_reads_integers_and_refuses_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "42")
+    assert env_int("CYA_TEST", 0) == 42
+
+    monkeypatch.setenv("CYA_TEST", "4.2")
+    with pytest.raises(ImproperlyConfigured, match="CYA_TEST must be an integer"):
+        env_int("CYA_TEST", 0)
+
+
+def test_env_int_enforces_a_minimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "-1")
+
+    with pytest.raises(ImproperlyConfigured, match="at least 0"):
+        env_int("CYA_TEST", 0, minimum=0)
+
+
+def test_env_list_splits_on_commas(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "a.example, b.example,,")
+
+    assert env_list("CYA_TEST", []) == ["a.example", "b.example"]
+    monkeypatch.delenv("CYA_TEST")
+    assert env_list("CYA_TEST", ["d"]) == ["d"]
+
+
+def test_env_rate_refuses_a_malformed_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "10 per minute")
+
+    with pytest.raises(ImproperlyConfigured, match="CYA_TEST"):
+        env_rate("CYA_TEST", "10/min")
+    monkeypatch.setenv("CYA_TEST", "5/hour")
+    assert env_rate("CYA_TEST", "10/min") == "5/hour"
+
+
+def test_bare_machine_gets_sqlite_and_the_filesystem_broker(
+    bare_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    loaded = _load_settings()
+
+    assert loaded["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    assert loaded["DATABASES"]["default"]["NAME"] == str(tmp_path / "db.sqlite3")
+    assert loaded["CELERY_BROKER_URL"] == "filesystem://"
+    options = loaded["CELERY_BROKER_TRANSPORT_OPTIONS"]
+    assert options["data_folder_in"] == options["data_folder_out"]
+    for folder in ("data_folder_in", "control_folder", "processed_folder"):
+        assert Path(options[folder]).is_dir()
+        assert Path(options[folder]).is_relative_to(tmp_path / "broker")
+    assert loaded["CELERY_RESULT_BACKEND"] == f"file://{tmp_path / 'results'}"
+    assert loaded["CACHES"]["default"]["BACKEND"].endswith("LocMemCache")
+
+
+def test_redis_url_switches_broker_results_and_cache_to_redis(
+    bare_env: pytest.MonkeyPatch,
+) -> None:
+    bare_env.setenv("REDIS_URL", "redis://127.0.0.1:6379/5")
+
+    loaded = _load_settings()
+
+    assert loaded["CELERY_BROKER_URL"] == "redis://127.0.0.1:6379/5"
+    assert loaded["CELERY_RESULT_BACKEND"] == "redis://127.0.0.1:6379/5"
+    assert loaded["CACHES"]["default"]["LOCATION"] == "redis://127.0.0.1:6379/5"
+
+
+def test_tasks_are_acked_late_one_at_a_time_in_json(bare_env: pytest.MonkeyPatch) -> None:
+    loaded = _load_settings()
+
+    assert loaded["CELERY_TASK_ACKS_LATE"] is True
+    assert loaded["CELERY_TASK_REJECT_ON_WORKER_LOST"] is True
+    assert loaded["CELERY_WORKER_PREFETCH_MULTIPLIER"] == 1
+    assert loaded["CELERY_ACCEPT_CONTENT"] == ["json"]
+
+
+def test_database_url_selects_postgresql(bare_env: pytest.MonkeyPatch) -> None:
+    bare_env.setenv("DATABASE_URL", "postgres://u:p@db.internal:6543/cya")
+
+    database = _load_settings()["DATABASES"]["default"]
+
+    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert (database["HOST"], database["PORT"], database["NAME"]) == ("db.internal", 6543, "cya")
+
+
+def test_an_unreadable_database_url_is_a_configuration_error(
+    bare_env: pytest.MonkeyPatch,
+) -> None:
+    bare_env.setenv("DATABASE_URL", "nosuchdb://x")
+
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
+        _load_settings()
+
+
+def test_secret_key_is_required_when_debug_is_off(bare_env: pytest.MonkeyPatch) -> None:
+    bare_env.setenv("DEBUG", "false")
+
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY"):
+        _load_settings()
+
+    bare_env.setenv("SECRET_KEY", "s3cret")
+    assert _load_settings()["SECRET_KEY"] == "s3cret"
+
+
+def test_throttle_rates_come_from_the_environment(bare_env: pytest.MonkeyPatch) -> None:
+    bare_env.setenv("THROTTLE_AUTH", "3/hour")
+
+    rates = _load_settings()["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"]
+
+    assert rates["auth"] == "3/hour"
+
+
+def test_env_example_lists_every_variable_settings_reads() -> None:
+    source = SETTINGS_FILE.read_text()
+    read = set(re.findall(r'env_(?:str|bool|int|list|rate)\(\s*"([A-Z_]+)"', source))
+    example = SETTINGS_FILE.parent.parent / ".env.example"
+    listed = set(re.findall(r"^([A-Z_]+)=", example.read_text(), flags=re.MULTILINE))
+
+    assert read == listed

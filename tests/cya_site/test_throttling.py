@@ -1,0 +1,102 @@
+"""Rate limits: the client's limit and the endpoint's scope, each a counter per window.
+
+Every test runs on the real Redis cache (with its own key prefix, tests/conftest.py)
+unless it switches to the in-process cache on purpose. The rates are per hour, so that no
+test straddles the end of a window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pytest_django import Settings
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from cya_site.throttling import parse_rate
+
+Clients = Callable[[User], APIClient]
+
+
+def rates(settings: Settings, **overrides: str) -> None:
+    """Set some DRF throttle rates for this test (the rest keep their values)."""
+    framework: dict[str, Any] = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **overrides}
+    settings.REST_FRAMEWORK = framework
+
+
+def test_rates_are_read_in_drfs_notation() -> None:
+    assert parse_rate("120/min") == (120, 60)
+    assert parse_rate("10/s") == (10, 1)
+    assert parse_rate("1000/day") == (1000, 86400)
+    assert parse_rate("5/hour") == (5, 3600)
+
+
+def test_a_users_limit_counts_requests_to_every_endpoint(
+    settings: Settings, alice: User, api_as: Clients
+) -> None:
+    rates(settings, user="3/hour")
+    client = api_as(alice)
+
+    statuses = [
+        client.get("/api/v1/auth/me/").status_code,
+        client.get("/api/v1/tokens/").status_code,
+        client.get("/api/v1/games/").status_code,
+    ]
+    refused = client.get("/api/v1/auth/me/")
+
+    assert statuses == [200, 200, 200]
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "throttled"
+    assert 1 <= int(refused["Retry-After"]) <= 3600
+
+
+def test_each_user_has_a_limit_of_their_own(
+    settings: Settings, alice: User, bob: User, api_as: Clients
+) -> None:
+    rates(settings, user="1/hour")
+    first = api_as(alice)
+
+    assert first.get("/api/v1/auth/me/").status_code == 200
+    assert first.get("/api/v1/auth/me/").status_code == 429
+    assert api_as(bob).get("/api/v1/auth/me/").status_code == 200
+
+
+def test_an_endpoints_scope_limits_it_beneath_the_users_limit(
+    settings: Settings, alice: User, api_as: Clients
+) -> None:
+    rates(settings, user="100/hour", auth="2/hour")
+    client = api_as(alice)
+    login = {"username": "alice", "password": "wrong"}
+
+    tries = [client.post("/api/v1/auth/login/", login).status_code for _ in range(3)]
+
+    assert tries == [400, 400, 429]
+    assert client.get("/api/v1/auth/me/").status_code == 200  # other endpoints still answer
+
+
+def test_anonymous_clients_are_limited_by_address(
+    settings: Settings, api: APIClient, db: None
+) -> None:
+    rates(settings, anon="2/hour")
+
+    here = [api.get("/api/v1/games/", REMOTE_ADDR="10.0.0.1").status_code for _ in range(3)]
+    elsewhere = api.get("/api/v1/games/", REMOTE_ADDR="10.0.0.2")
+
+    assert here == [200, 200, 429]
+    assert elsewhere.status_code == 200
+
+
+@pytest.mark.parametrize("backend", ["django.core.cache.backends.locmem.LocMemCache"])
+def test_limits_hold_without_redis(
+    settings: Settings, alice: User, api_as: Clients, backend: str
+) -> None:
+    settings.CACHES = {"default": {"BACKEND": backend, "LOCATION": "throttle-test"}}
+    rates(settings, user="2/hour")
+    client = api_as(alice)
+
+    statuses = [client.get("/api/v1/auth/me/").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]
