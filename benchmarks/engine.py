@@ -1,0 +1,108 @@
+"""Engine speed: random-legal full games in-process, against RLCard's UNO environment.
+
+Run with ``python benchmarks/engine.py`` (``make bench`` installs RLCard, a benchmark-only
+dependency). Each figure counts decisions per second of CPU time, where one decision is
+``legal_actions`` plus ``apply`` (plus one ``observe`` for the "with observe" figure),
+played in full games from ``new_game`` to game over, seeds 0, 1, 2, ...
+
+RLCard is measured the way its own ``examples/run_random.py`` plays: ``env.run`` with a
+``RandomAgent`` in every seat, counting the actions taken. Engine and RLCard runs are
+interleaved and each keeps its best of ``--trials`` so background load hits both alike.
+
+The last line is read by tools:
+``engine_decisions_per_s=<n> with_observe_per_s=<n> rlcard_uno_steps_per_s=<n> ratio=<n>``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games.engine import RuleSet, apply, legal_actions, new_game, observe
+
+ALL_ADVANCED = {
+    "hand_six": True,
+    "two_actions": True,
+    "improve_set": True,
+    "action_cards": True,
+    "second_set_challenge": True,
+    "penny_jar": True,
+}
+
+
+def engine_rate(rules: RuleSet, seconds: float, *, with_observe: bool, seed0: int = 0) -> float:
+    """Decisions per CPU second over whole games until ``seconds`` have passed."""
+    rng = random.Random(seed0)
+    pick = rng.random
+    decisions = 0
+    seed = seed0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = new_game(rules, seed)
+        seed += 1
+        while not state.over:
+            acts = legal_actions(state)
+            if with_observe:
+                observe(state, state.to_act)
+            state, _ = apply(state, acts[int(pick() * len(acts))])
+            decisions += 1
+    return decisions / (time.process_time() - start)
+
+
+def rlcard_rate(seconds: float) -> float:
+    """RLCard UNO steps per CPU second, played by ``env.run`` with random agents."""
+    import rlcard
+    from rlcard.agents import RandomAgent
+
+    env = rlcard.make("uno", config={"seed": 42})
+    env.set_agents([RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)])
+    steps = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        trajectories, _ = env.run(is_training=False)
+        # each seat's trajectory alternates state, action, ..., final state
+        steps += sum(len(t) // 2 for t in trajectories)
+    return steps / (time.process_time() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per run")
+    parser.add_argument("--trials", type=int, default=3, help="interleaved runs; best is kept")
+    args = parser.parse_args()
+
+    classic = RuleSet.preset("2021", seats=4)
+    advanced = RuleSet.preset("2021", seats=4, advanced=ALL_ADVANCED)
+    runs: dict[str, Callable[[], float]] = {
+        "classic": lambda: engine_rate(classic, args.seconds, with_observe=False),
+        "rlcard": lambda: rlcard_rate(args.seconds),
+        "observe": lambda: engine_rate(classic, args.seconds, with_observe=True),
+        "advanced": lambda: engine_rate(advanced, args.seconds, with_observe=False),
+    }
+    best = dict.fromkeys(runs, 0.0)
+    for trial in range(args.trials):
+        for name, run in runs.items():
+            best[name] = max(best[name], run())
+        print(
+            f"trial {trial + 1}: " + " ".join(f"{k}={v:,.0f}" for k, v in best.items()), flush=True
+        )
+
+    print(f"2021 classic, 4 seats:         {best['classic']:>10,.0f} decisions/s")
+    print(f"  with one observe each:       {best['observe']:>10,.0f} decisions/s")
+    print(f"every advanced rule, 4 seats:  {best['advanced']:>10,.0f} decisions/s")
+    print(f"RLCard UNO, random agents:     {best['rlcard']:>10,.0f} steps/s")
+    ratio = best["classic"] / best["rlcard"]
+    print(
+        f"engine_decisions_per_s={best['classic']:.0f} with_observe_per_s={best['observe']:.0f} "
+        f"rlcard_uno_steps_per_s={best['rlcard']:.0f} ratio={ratio:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

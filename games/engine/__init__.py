@@ -1,0 +1,50 @@
+"""The rules of Cover Your Assets: pure Python, deterministic, no Django, no I/O.
+
+Public API::
+
+    rules = RuleSet.preset("2021", seats=4)
+    state = new_game(rules, seed=7)
+    while not state.over:
+        action = legal_actions(state)[0]
+        state, events = apply(state, action)
+
+See docs/engine.md, and RULES.md for every rule decision the engine implements.
+"""
+
+from .actions import describe
+from .actions import from_json as action_from_json
+from .actions import to_json as action_to_json
+from .errors import EngineError, GameOver, IllegalAction, InvalidRules, MalformedAction, NotYourTurn
+from .legal import legal_actions
+from .observe import observe
+from .play import Decision, apply, decision, default_action, new_game, replay, resign
+from .rules import PRESETS, Advanced, RuleSet
+from .serialize import state_from_json, state_to_json
+from .state import State
+
+__all__ = [
+    "PRESETS",
+    "Advanced",
+    "Decision",
+    "EngineError",
+    "GameOver",
+    "IllegalAction",
+    "InvalidRules",
+    "MalformedAction",
+    "NotYourTurn",
+    "RuleSet",
+    "State",
+    "action_from_json",
+    "action_to_json",
+    "apply",
+    "decision",
+    "default_action",
+    "describe",
+    "legal_actions",
+    "new_game",
+    "observe",
+    "replay",
+    "resign",
+    "state_from_json",
+    "state_to_json",
+]

@@ -1,0 +1,57 @@
+"""Typed errors raised by the engine; each carries a stable snake_case ``code``.
+
+The web layer maps ``code`` and ``http_status`` onto its JSON error shape, so the
+codes are part of the public API: document new ones in docs/errors.md, never rename.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+    code = "engine_error"
+    http_status = 400
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+
+
+class InvalidRules(EngineError):
+    """A RuleSet option, or a combination of options, that cannot be played."""
+
+    code = "invalid_rules"
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class MalformedAction(EngineError):
+    """An action that is not well formed (unknown type, unknown card, bad fields)."""
+
+    code = "malformed_action"
+
+
+class IllegalAction(EngineError):
+    """A well-formed action the rules do not allow in this state."""
+
+    code = "illegal_action"
+    http_status = 422  # understood, but the rules do not allow it
+
+
+class GameOver(IllegalAction):
+    """Any action after the game has ended."""
+
+    code = "game_over"
+    http_status = 409
+
+
+class NotYourTurn(IllegalAction):
+    """An action from a seat that does not hold the current decision."""
+
+    code = "not_your_turn"
+    http_status = 409
