@@ -1,0 +1,290 @@
+"""API speed: complete games through the HTTP action API, against a bare read/write endpoint.
+
+    python benchmarks/api.py [--clients 8] [--seats 4] [--ending classic]
+                             [--transport stream|poll] [--bare-seconds 10]
+
+Needs PostgreSQL and Redis (``DATABASE_URL``'s server, default the local one, and
+``REDIS_URL``). It recreates a database ``cya_bench`` on that server, migrates it, and
+starts the production pair on 127.0.0.1 with ``BENCH_ENDPOINTS`` on: gunicorn (WSGI, the
+REST API) and uvicorn (ASGI, the game streams). Then, with ``--clients`` concurrent
+clients (threads with keep-alive connections):
+
+1. bare: every client POSTs ``/api/v1/bench/rw/`` (authenticate, throttle, one read,
+   one write) for ``--bare-seconds``;
+2. actions: every client drives one complete game (one token per seat) the way a bot
+   does, and POSTs one of the legal actions of each decision with its version. With
+   ``--transport stream`` (the default) each seat holds its game stream open and learns
+   of its decisions from it (``GET /games/{id}/stream/``); with ``poll`` the client GETs
+   the decision of the seat to act instead (unless the last action response carried it).
+   The figures are actions per second over the whole run, and the latency of the action
+   POSTs.
+
+The last line is read by tools:
+``actions_per_s=<n> p50_ms=<n> p99_ms=<n> bare_rw_per_s=<n> ratio=<actions/bare>``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import orjson
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DB = "cya_bench"
+
+
+def bench_database_url() -> str:
+    """DATABASE_URL's server, with the benchmark's own database."""
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit("benchmarks/api.py needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+
+
+def recreate_database(url: str) -> None:
+    parts = urlsplit(url)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def setup(env: dict[str, str], clients: int, seats: int, ending: str) -> list[dict[str, Any]]:
+    """Migrate, then create each client's players, tokens and dealt game (not timed)."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from accounts.models import User
+    from accounts.services import token_create
+    from games import services
+    from games.engine import RuleSet
+
+    staff = User.objects.create_user("bench-staff", is_staff=True)
+    tables = []
+    for c in range(clients):
+        players = [User.objects.create_user(f"bench-{c}-{s}") for s in range(seats)]
+        rules = RuleSet.preset("2021", seats=seats, ending=ending)
+        game = services.game_create(by=players[0], rules=rules)
+        for player in players[1:]:
+            services.game_join(game=game, user=player)
+        game = services.game_start(game=game, by=staff, seed=1000 + c)
+        tokens = [token_create(user=p, name="bench")[1] for p in players]
+        tables.append({"game": game.pk, "tokens": tokens, "to_act": game.to_act})
+    bare_users = [User.objects.create_user(f"bench-bare-{c}") for c in range(clients)]
+    bare_tokens = [token_create(user=u, name="bare")[1] for u in bare_users]
+    for table, token in zip(tables, bare_tokens, strict=True):
+        table["bare_token"] = token
+    return tables
+
+
+def start_servers(
+    env: dict[str, str], rest_port: int, stream_port: int, workers: int = 4, threads: int = 2
+) -> list[Any]:
+    """gunicorn for the REST API and uvicorn for the streams, as in production."""
+    rest = [
+        sys.executable, "-m", "gunicorn", "cya_site.wsgi:application",
+        "--bind", f"127.0.0.1:{rest_port}", "--workers", str(workers), "--threads", str(threads),
+        "--worker-class", "gthread", "--log-level", "warning",
+        # the clients keep their connections; gunicorn's 2 s default would close a
+        # seat's connection while it waits for its turn, and reset the next request
+        "--keep-alive", "300",
+    ]  # fmt: skip
+    streams = [
+        sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
+        "--host", "127.0.0.1", "--port", str(stream_port),
+        "--log-level", "warning", "--no-access-log",
+    ]  # fmt: skip
+    servers = [subprocess.Popen(command, cwd=ROOT, env=env) for command in (rest, streams)]
+    for port in (rest_port, stream_port):
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/v1/", timeout=2)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    for server in servers:
+                        server.kill()
+                    sys.exit(f"the server on port {port} did not start")
+                time.sleep(0.3)
+    return servers
+
+
+def run_bare(base: str, tables: list[dict[str, Any]], seconds: float) -> float:
+    """Requests per second of the bare read/write endpoint over all clients."""
+    counts = [0] * len(tables)
+    stop = time.monotonic() + seconds
+
+    def client(i: int) -> None:
+        headers = {"Authorization": f"Bearer {tables[i]['bare_token']}"}
+        with httpx.Client(base_url=base, headers=headers) as http:
+            while time.monotonic() < stop:
+                response = http.post("/api/v1/bench/rw/")
+                response.raise_for_status()
+                counts[i] += 1
+
+    started = time.monotonic()
+    _run_threads(client, len(tables))
+    return sum(counts) / (time.monotonic() - started)
+
+
+def run_games(
+    base: str, streams: str | None, tables: list[dict[str, Any]]
+) -> tuple[int, float, list[float]]:
+    """Play every table's game to the end; (actions, seconds, action latencies in ms).
+
+    ``streams`` is the streams server's base URL; None polls the decision endpoint.
+    """
+    latencies: list[list[float]] = [[] for _ in tables]
+
+    def client(i: int) -> None:
+        table = tables[i]
+        rng = random.Random(i)
+        headers = [{"Authorization": f"Bearer {t}"} for t in table["tokens"]]
+        url = f"/api/v1/games/{table['game']}"
+        with contextlib.ExitStack() as stack:
+            https = [stack.enter_context(httpx.Client(base_url=base, headers=h)) for h in headers]
+            lines = []
+            if streams is not None:  # every seat's stream, open before the first action
+                for http in https:
+                    opened = stack.enter_context(http.stream("GET", f"{streams}{url}/stream/"))
+                    lines.append(opened.raise_for_status().iter_lines())
+            to_act, version, decision = table["to_act"], 0, None
+            while to_act is not None:
+                http = https[to_act]
+                while decision is None or decision["version"] < version:
+                    if streams is None:
+                        reply = http.get(f"{url}/decision/").raise_for_status()
+                        decision = orjson.loads(reply.content)["decision"]
+                    else:
+                        decision = _next_decision(lines[to_act])
+                body = {
+                    "action": rng.choice(decision["legal_actions"]),
+                    "version": decision["version"],
+                }
+                t0 = time.perf_counter()
+                response = http.post(f"{url}/actions/", json=body)
+                latencies[i].append((time.perf_counter() - t0) * 1000)
+                result = orjson.loads(response.raise_for_status().content)
+                to_act, version = result["game"]["to_act"], result["game"]["version"]
+                decision = result["decision"]
+
+    started = time.monotonic()
+    _run_threads(client, len(tables))
+    elapsed = time.monotonic() - started
+    flat = [x for per in latencies for x in per]
+    return len(flat), elapsed, flat
+
+
+def _next_decision(lines: Iterator[str]) -> dict[str, Any]:
+    """Read a seat's stream up to its next decision (a seat's stream carries no updates)."""
+    for text in lines:
+        if text:
+            message = orjson.loads(text)
+            if message["type"] == "decision":
+                decision: dict[str, Any] = message["decision"]
+                return decision
+    raise RuntimeError("the stream closed before the seat's decision")
+
+
+def _run_threads(target: Any, n: int) -> None:
+    errors: list[BaseException] = []
+
+    def guarded(i: int) -> None:
+        try:
+            target(i)
+        except BaseException as error:  # reported below; one failing client fails the run
+            errors.append(error)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--ending", default="classic")
+    parser.add_argument("--transport", choices=("stream", "poll"), default="stream")
+    parser.add_argument("--bare-seconds", type=float, default=10.0)
+    args = parser.parse_args()
+
+    url = bench_database_url()
+    recreate_database(url)
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "BENCH_ENDPOINTS": "true",
+        "DEBUG": "false",
+        "SECRET_KEY": "benchmark-only-secret-key",
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "THROTTLE_USER": "1000000/min",
+        "THROTTLE_ACTIONS": "1000000/min",
+    }
+    tables = setup(env, args.clients, args.seats, args.ending)
+    rest_port, stream_port = free_port(), free_port()
+    servers = start_servers(env, rest_port, stream_port)
+    base = f"http://127.0.0.1:{rest_port}"
+    streams = f"http://127.0.0.1:{stream_port}" if args.transport == "stream" else None
+    try:
+        bare = run_bare(base, tables, args.bare_seconds)
+        print(f"bare read/write: {bare:,.0f} requests/s with {args.clients} clients", flush=True)
+        actions, seconds, latencies = run_games(base, streams, tables)
+        rate = actions / seconds
+        p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
+        print(
+            f"games: {args.clients} x {args.seats} seats ({args.ending}, {args.transport}), "
+            f"{actions} actions "
+            f"in {seconds:.1f} s: {rate:,.0f} actions/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms"
+        )
+        print(
+            f"actions_per_s={rate:.0f} p50_ms={p50:.1f} p99_ms={p99:.1f} "
+            f"bare_rw_per_s={bare:.0f} ratio={rate / bare:.2f}"
+        )
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+        for server in servers:
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""Input serializers (strict: unknown fields are refused) and read-only output ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from cya_site.serializers import StrictInputSerializer
+from games.engine import PRESETS, RuleSet
+from games.engine.state import DECISION_NAMES
+from games.models import Game, Round, Seat
+
+MAX_WAIT_SECONDS = 30
+
+
+class GameCreateInputSerializer(StrictInputSerializer):
+    preset = serializers.ChoiceField(choices=sorted(PRESETS), default="2021")
+    seats = serializers.IntegerField(min_value=2, max_value=8, default=4)
+    options = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text='RuleSet options over the preset, e.g. {"ending": "quick", '
+        '"advanced": {"penny_jar": true}}; see docs/engine.md',
+    )
+    take_seat = serializers.BooleanField(default=True)
+    decision_seconds = serializers.IntegerField(
+        min_value=1, max_value=86_400, required=False, allow_null=True, default=None
+    )
+    time_bank_seconds = serializers.IntegerField(
+        min_value=0, max_value=86_400, required=False, allow_null=True, default=None
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Build the RuleSet: the engine refuses bad options with ``invalid_rules``."""
+        data = RuleSet.preset(attrs["preset"]).to_json()
+        options = dict(attrs["options"])
+        advanced = options.pop("advanced", {})
+        if not isinstance(advanced, dict):
+            raise serializers.ValidationError({"options": "advanced must be an object"})
+        data.update(options)
+        data["seats"] = attrs["seats"]
+        data["advanced"] = {**data["advanced"], **advanced}
+        attrs["rules"] = RuleSet.from_json(data)
+        return attrs
+
+
+class JoinInputSerializer(StrictInputSerializer):
+    seat = serializers.IntegerField(min_value=0, max_value=7, required=False, allow_null=True)
+
+
+class StartInputSerializer(StrictInputSerializer):
+    seed = serializers.IntegerField(
+        min_value=0, max_value=2**63 - 1, required=False, allow_null=True, help_text="Staff only"
+    )
+
+
+class ActionInputSerializer(StrictInputSerializer):
+    action = serializers.JSONField(
+        help_text='One of the decision\'s legal_actions, e.g. {"type": "discard", "card": "piano"}'
+    )
+    version = serializers.IntegerField(
+        min_value=0, help_text="The version of the decision this action answers"
+    )
+
+
+class AbortInputSerializer(StrictInputSerializer):
+    reason = serializers.CharField(max_length=20, default="aborted")
+
+
+class WaitQuerySerializer(StrictInputSerializer):
+    after = serializers.IntegerField(min_value=0, help_text="The version the caller has seen")
+    timeout = serializers.FloatField(
+        min_value=0, max_value=MAX_WAIT_SECONDS, default=25, help_text="Seconds to wait at most"
+    )
+
+
+class StreamQuerySerializer(StrictInputSerializer):
+    updates = serializers.BooleanField(
+        default=False, help_text="Every change of the game, not only your decisions"
+    )
+
+
+class EventsQuerySerializer(StrictInputSerializer):
+    after = serializers.IntegerField(min_value=-1, default=-1)
+    limit = serializers.IntegerField(min_value=1, max_value=500, default=200)
+
+
+class ReplayViewQuerySerializer(StrictInputSerializer):
+    step = serializers.IntegerField(min_value=0)
+    seat = serializers.IntegerField(min_value=0, max_value=7, required=False, allow_null=True)
+
+
+# --- output ---------------------------------------------------------------------------
+
+
+class PlayerSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class SeatSerializer(serializers.ModelSerializer[Seat]):
+    player = PlayerSerializer(source="user", allow_null=True)
+    resigned = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Seat
+        fields = (
+            "number",
+            "player",
+            "joined_at",
+            "resigned",
+            "time_bank_ms",
+            "place",
+            "tally",
+            "round_wins",
+            "is_winner",
+        )
+        read_only_fields = fields
+
+    def get_resigned(self, seat: Seat) -> bool:
+        return seat.resigned_at is not None
+
+
+class RoundSerializer(serializers.ModelSerializer[Round]):
+    scores = serializers.SerializerMethodField(help_text="Dollars by seat")
+    tallies = serializers.SerializerMethodField(help_text="Running tallies by seat after it")
+    winners = serializers.SerializerMethodField(help_text="Seats with the round's top score")
+
+    class Meta:
+        model = Round
+        fields = ("number", "finished_at", "scores", "tallies", "winners")
+        read_only_fields = fields
+
+    def _rows(self, round_: Round) -> list[Any]:
+        return sorted(round_.scores.all(), key=lambda r: r.seat.number)
+
+    def get_scores(self, round_: Round) -> list[int]:
+        return [r.dollars for r in self._rows(round_)]
+
+    def get_tallies(self, round_: Round) -> list[int]:
+        return [r.tally for r in self._rows(round_)]
+
+    def get_winners(self, round_: Round) -> list[int]:
+        return [r.seat.number for r in self._rows(round_) if r.won_round]
+
+
+class GameSerializer(serializers.ModelSerializer[Game]):
+    """A game as anyone may see it: no hands, no deck, and the seed only once it ended."""
+
+    created_by = serializers.CharField(source="created_by.username")
+    seats = SeatSerializer(many=True)
+    rounds = RoundSerializer(many=True)
+    seed = serializers.SerializerMethodField(help_text="Revealed when the game has ended")
+    decision_kind = serializers.ChoiceField(choices=["", *DECISION_NAMES])
+
+    class Meta:
+        model = Game
+        fields = (
+            "id",
+            "status",
+            "mode",
+            "rules",
+            "seat_count",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "version",
+            "round_number",
+            "to_act",
+            "decision_kind",
+            "decision_seconds",
+            "time_bank_seconds",
+            "deadline",
+            "seats",
+            "rounds",
+            "winners",
+            "end_reason",
+            "seed",
+        )
+        read_only_fields = fields
+
+    def get_seed(self, game: Game) -> int | None:
+        ended = game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
+        return game.seed if ended else None
+
+
+class DecisionSerializer(serializers.Serializer[Any]):
+    decision_id = serializers.CharField(help_text="game:version; unique per decision")
+    game = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=DECISION_NAMES)
+    version = serializers.IntegerField(help_text="Send it back with the action")
+    legal_actions = serializers.ListField(child=serializers.JSONField())
+    deadline = serializers.DateTimeField(allow_null=True)
+    time_bank_ms = serializers.IntegerField(allow_null=True)
+    observation = serializers.JSONField(help_text="The seat's view: see docs/engine.md")
+
+
+class DecisionEnvelopeSerializer(serializers.Serializer[Any]):
+    decision = DecisionSerializer(allow_null=True, help_text="Null when another seat must act")
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    to_act = serializers.IntegerField(allow_null=True)
+
+
+class LogEntrySerializer(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    events = serializers.ListField(child=serializers.JSONField())
+
+
+class GameStatusSerializer(serializers.ModelSerializer[Game]):
+    """Where a game stands: enough to know whose turn it is (GET the game for the rest)."""
+
+    decision_kind = serializers.ChoiceField(choices=["", *DECISION_NAMES])
+
+    class Meta:
+        model = Game
+        fields = (
+            "id",
+            "status",
+            "version",
+            "round_number",
+            "to_act",
+            "decision_kind",
+            "deadline",
+            "winners",
+            "end_reason",
+        )
+        read_only_fields = fields
+
+
+class ActionResultSerializer(serializers.Serializer[Any]):
+    entry = LogEntrySerializer()
+    replayed = serializers.BooleanField(help_text="True when the Idempotency-Key was seen before")
+    game = GameStatusSerializer()
+    decision = DecisionSerializer(allow_null=True, help_text="Your next decision, if it is yours")
+
+
+class WaitResultSerializer(serializers.Serializer[Any]):
+    changed = serializers.BooleanField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    to_act = serializers.IntegerField(allow_null=True)
+    your_turn = serializers.BooleanField()
+
+
+class ReplayEntrySerializer(LogEntrySerializer):
+    action = serializers.JSONField(allow_null=True)
+    origin = serializers.CharField(help_text="Who chose the action: api, timeout, resign, ...")
+
+
+class ReplaySerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    rules = serializers.JSONField()
+    log = ReplayEntrySerializer(many=True)

@@ -1,0 +1,502 @@
+"""``GET /api/v1/games/{id}/stream/``: a game as it happens, one JSON object per line.
+
+The pull transport for bots and live viewers (Lichess's bot API model): open one stream
+per game and answer each ``decision`` line with ``POST /games/{id}/actions/``. No request
+is made to learn that it is your turn, so a decision costs one request, not two.
+
+Lines (``application/x-ndjson``; an empty line every ``STREAM_KEEPALIVE_SECONDS``):
+
+- ``{"type": "game", "game": GameStatus}``: first, where the game stands;
+- ``{"type": "decision", "decision": Decision}``: your seat must act (seats only);
+- ``{"type": "update", "game": GameStatus, "entries": [LogEntry, ...]}``: the game
+  changed; spectators always get these, seats with ``?updates=true``;
+- ``{"type": "end", "game": GameStatus}``: the game finished or was aborted; the stream
+  closes.
+
+This is an async view: served by the ASGI application (``cya_site.asgi``, uvicorn), one
+event loop holds thousands of streams. Every stream of a process shares one Redis
+subscription (``_Hub``); the lines come ready-made from the process that changed the game
+(games.feed), so forwarding one costs no database read. Missed messages cannot go
+unnoticed: at every keep-alive the stream compares the game's version with the last it
+saw and catches up from the database. Without Redis it polls the database instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import weakref
+from collections import defaultdict
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ParamSpec, TypeVar
+
+import orjson
+import redis.asyncio as aioredis
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections, connections
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions
+
+from accounts.authentication import BearerTokenAuthentication
+from accounts.models import User
+from cya_site.errors import DomainError, render_error
+from games import feed, notify, selectors, store
+from games.api.serializers import StreamQuerySerializer
+from games.models import Game, Seat
+
+ENDED = frozenset({Game.Status.FINISHED, Game.Status.ABORTED})
+POLL_SECONDS = 0.5  # without Redis
+QUEUE_SIZE = 256  # lines waiting for a slow client; beyond it, the stream catches up instead
+CATCH_UP_LIMIT = 500  # log entries an update built from the database carries at most
+_RESYNC = b""  # a queue item: compare with the database and catch up
+AUTHENTICATE = 'Bearer realm="api"'
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class _Subscriber:
+    """One open stream's inbox."""
+
+    def __init__(self, user_id: int, channels: list[str]) -> None:
+        self.user_id = user_id
+        self.channels = channels
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_SIZE)
+
+    def deliver(self, data: bytes) -> None:
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:  # a slow reader: drop the backlog, catch up from the rows
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(_RESYNC)
+
+
+class _Hub:
+    """The event loop's one Redis subscription, shared by every open stream on it."""
+
+    def __init__(self) -> None:
+        self.client = aioredis.Redis.from_url(settings.REDIS_URL)
+        self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        self.subscribers: dict[str, set[_Subscriber]] = defaultdict(set)
+        self.reader: asyncio.Task[None] | None = None
+        self.lock = asyncio.Lock()  # one subscription change at a time
+        self.broken = False
+        self.closed = False
+
+    def open_streams(self, user_id: int) -> int:
+        return len({s for subs in self.subscribers.values() for s in subs if s.user_id == user_id})
+
+    async def join(self, subscriber: _Subscriber) -> bool:
+        """Subscribe the stream's channels; False if this hub has closed meanwhile."""
+        async with self.lock:
+            if self.closed:
+                return False
+            new = [c for c in subscriber.channels if not self.subscribers[c]]
+            for name in subscriber.channels:
+                self.subscribers[name].add(subscriber)
+            if new:
+                await self.pubsub.subscribe(*new)
+            if self.reader is None or self.reader.done():
+                self.reader = asyncio.create_task(self._read())
+            return True
+
+    async def leave(self, subscriber: _Subscriber) -> None:
+        """Drop the stream's channels; the last stream out closes the connection."""
+        async with self.lock:
+            if self.closed:
+                return
+            gone = []
+            for name in subscriber.channels:
+                self.subscribers[name].discard(subscriber)
+                if not self.subscribers[name]:
+                    del self.subscribers[name]
+                    gone.append(name)
+            if not self.subscribers:
+                await self._close()
+            elif gone and not self.broken:
+                await self.pubsub.unsubscribe(*gone)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.pubsub.listen():
+                if message["type"] != "message":
+                    continue
+                name = message["channel"].decode()
+                for subscriber in list(self.subscribers.get(name, ())):
+                    subscriber.deliver(message["data"])
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # Redis went away: every stream catches up and joins afresh
+            self.broken = True
+            if _hubs.get(asyncio.get_running_loop()) is self:
+                del _hubs[asyncio.get_running_loop()]
+            for subscriber in {s for subs in self.subscribers.values() for s in subs}:
+                subscriber.deliver(_RESYNC)
+
+    async def _close(self) -> None:
+        self.closed = True
+        if _hubs.get(asyncio.get_running_loop()) is self:
+            del _hubs[asyncio.get_running_loop()]
+        if self.reader is not None:
+            self.reader.cancel()
+        try:
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self.client.aclose()
+        except aioredis.RedisError:
+            pass  # a broken connection is closed enough
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
+
+
+def _hub() -> _Hub:
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None:
+        hub = _hubs[loop] = _Hub()
+    return hub
+
+
+# --- database reads (run in the thread pool: a stream holds no connection) -------------
+
+
+def _db(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Run ``fn`` in the event loop's thread pool: a stream holds no connection while it
+    waits. Those threads serve no requests, so nothing else retires their connections:
+    each call first drops one that is too old or broken (CONN_MAX_AGE, health checks)."""
+
+    @functools.wraps(fn)
+    def fresh(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        return fn(*args, **kwargs)
+
+    return sync_to_async(fresh, thread_sensitive=False)
+
+
+def _open(request: HttpRequest, game_id: int) -> tuple[User, int | None]:
+    """Who asks (401 without a token or session) and their seat in the game (None for a
+    spectator; 404 for no such game). Its connection is closed before the stream starts:
+    under WSGI this runs in a thread that nothing else would ever retire."""
+    try:
+        close_old_connections()
+        user = _user(request)
+        seat = Seat.objects.filter(game_id=game_id, user=user).values_list("number", flat=True)
+        number = seat.first()
+        if number is None and not Game.objects.filter(pk=game_id).exists():
+            raise DomainError("not_found", "No such game.", status=404)
+        return user, number
+    finally:
+        connections.close_all()
+
+
+def _user(request: HttpRequest) -> User:
+    """The bearer token's user, else the session's; 401 without either."""
+    found = BearerTokenAuthentication().authenticate(request)  # type: ignore[arg-type]
+    if found is not None:
+        return found[0]
+    user = request.user
+    if isinstance(user, User) and user.is_active:
+        return user
+    raise exceptions.NotAuthenticated()
+
+
+@_db
+def _current(
+    game_id: int, seat: int | None, after: int | None
+) -> tuple[Game, bytes | None, bytes] | None:
+    """The game now: its row, the seat's decision line if it must act, and an ``update``
+    line with the log entries after version ``after`` (none when ``after`` is None).
+    None once the game is gone (deleted by staff)."""
+    game = Game.objects.select_related("snapshot").filter(pk=game_id).first()
+    if game is None:
+        return None
+    decision = None
+    if seat is not None and game.status == Game.Status.ACTIVE and game.to_act == seat:
+        bank = Seat.objects.filter(game=game, number=seat).values_list("time_bank_ms", flat=True)
+        decision = feed.decision_line(
+            game.pk, store.load_state(game), deadline=game.deadline, time_bank_ms=bank.first()
+        )
+    entries = [] if after is None else selectors.public_events(game, after, CATCH_UP_LIMIT)
+    return game, decision, feed.update_line(game, entries)
+
+
+@_db
+def _row(game_id: int) -> tuple[int, str, int | None] | None:
+    """The game's (version, status, to_act): one cheap read; None once it is gone."""
+    return Game.objects.filter(pk=game_id).values_list("version", "status", "to_act").first()
+
+
+# --- the view ---------------------------------------------------------------------------
+
+
+def _updates_param(request: HttpRequest) -> bool:
+    """``?updates=true``: every change, not only the seat's own decisions. Checked like
+    every other query (an unknown parameter is ``unknown_field``)."""
+    query = StreamQuerySerializer(data=request.GET)
+    query.is_valid(raise_exception=True)
+    return bool(query.validated_data["updates"])
+
+
+@csrf_exempt  # it changes nothing; a POST gets the JSON 405, not CSRF's HTML 403
+async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """Open a game's stream (see the module docstring for its lines)."""
+    if request.method != "GET":
+        return render_error(exceptions.MethodNotAllowed(request.method or ""))
+    try:
+        updates = _updates_param(request)
+        user, seat = await sync_to_async(_open, thread_sensitive=False)(request, pk)
+        if settings.REDIS_URL and _hub().open_streams(user.pk) >= settings.STREAMS_PER_USER:
+            raise DomainError(
+                "too_many_streams",
+                f"You have {settings.STREAMS_PER_USER} streams open: close one first.",
+                {"limit": settings.STREAMS_PER_USER},
+                status=429,
+            )
+    except Exception as error:  # rendered in the one error shape, or re-raised (a 500)
+        refused = render_error(error)
+        if refused.status_code == 401:
+            refused["WWW-Authenticate"] = AUTHENTICATE
+        return refused
+    lines = _lines(pk, user.pk, seat, updates or seat is None)
+    # a WSGI server (manage.py runserver) must iterate synchronously
+    content = lines if isinstance(request, ASGIRequest) else _blocking(lines)
+    response = StreamingHttpResponse(content, content_type="application/x-ndjson")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # proxies must pass each line on at once
+    return response
+
+
+def _blocking(lines: AsyncGenerator[bytes, None]) -> Iterator[bytes]:
+    """The lines for a WSGI server, which must iterate synchronously: each is awaited on
+    an event loop of this stream's own, in the thread that serves it (which a WSGI
+    server gives each stream for its lifetime: fine for development, not for many
+    streams; production serves streams from the ASGI application)."""
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(ThreadPoolExecutor(1))  # the stream's database reads
+    try:
+        while True:
+            try:
+                yield loop.run_until_complete(anext(lines))
+            except StopAsyncIteration:
+                return
+    finally:
+        loop.run_until_complete(lines.aclose())
+        loop.run_until_complete(loop.run_in_executor(None, connections.close_all))
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+
+
+async def _lines(
+    game_id: int, user_id: int, seat: int | None, forward: bool
+) -> AsyncGenerator[bytes, None]:
+    """The stream's lines until the game ends (or the client goes away)."""
+    channels = []
+    if forward:  # spectators, and seats that asked for every update
+        channels.append(notify.channel(game_id))
+    if seat is not None:  # the seat's decisions and the game's end
+        channels.append(notify.seat_channel(game_id, seat))
+    subscriber = _Subscriber(user_id, channels)
+    hub = await _join(subscriber)  # before reading the rows: no change falls in between
+    keepalive = settings.STREAM_KEEPALIVE_SECONDS
+    loop = asyncio.get_running_loop()
+    try:
+        now = await _current(game_id, seat, None)
+        if now is None:
+            return
+        game, decision, _ = now
+        seen = _Seen(seat, forward, (game.version, game.status))
+        yield feed.line({"type": "game", "game": feed.game_status(game)})
+        if decision is not None:
+            seen.decided = game.version
+            yield decision
+        if game.status in ENDED:
+            yield feed.end_line(game)
+            return
+        quiet_since = loop.time()
+        while not seen.ended:
+            if hub is None:  # no pushes: poll the rows
+                await asyncio.sleep(POLL_SECONDS)
+                item: bytes | None = _RESYNC if seen.behind(await _row(game_id)) else None
+            else:
+                item = await _next(subscriber, keepalive - (loop.time() - quiet_since))
+            if item is None:
+                if loop.time() - quiet_since >= keepalive:  # keep the connection open
+                    yield b"\n"
+                    quiet_since = loop.time()
+                    if seen.behind(await _row(game_id)):  # a push went missing: catch up
+                        item = _RESYNC
+                if item is None:
+                    continue
+            if item == _RESYNC:
+                if hub is not None and hub.broken:
+                    hub = await _join(subscriber)
+                now = await _current(game_id, seat, seen.version)
+                if now is None:
+                    return  # the game was deleted
+                lines = seen.caught_up(*now)
+            else:
+                lines = seen.pushed(item)
+            for line in lines:
+                yield line
+                quiet_since = loop.time()
+    finally:
+        if hub is not None:
+            await hub.leave(subscriber)
+
+
+class _Seen:
+    """What a stream has shown: the game's (version, status), the version of the last
+    decision it sent, and whether it sent the end. Lines about older changes are dropped
+    (a push can come after the database read that already covered it)."""
+
+    def __init__(self, seat: int | None, forward: bool, game: tuple[int, str]) -> None:
+        self.seat = seat
+        self.forward = forward
+        self.version, self.status = game
+        self.decided = -1
+        self.ended = False
+
+    def behind(self, row: tuple[int, str, int | None] | None) -> bool:
+        """Whether the game's row holds something this stream has not shown."""
+        if row is None or row[1] in ENDED:
+            return True
+        version, status, to_act = row
+        if self.forward and (version, status) != (self.version, self.status):
+            return True
+        return status == Game.Status.ACTIVE and to_act == self.seat and version > self.decided
+
+    def pushed(self, item: bytes) -> list[bytes]:
+        """The lines a pushed message makes."""
+        message = orjson.loads(item)
+        kind = message["type"]
+        if kind == "decision":
+            version = message["decision"]["version"]
+            if version <= self.decided or version < self.version:
+                return []
+            self.decided = self.version = version
+            return [item]
+        if kind == "end":
+            self.ended = True
+            return [item]
+        status = message["game"]  # an update
+        latest = (status["version"], status["status"])
+        if latest[0] < self.version or latest == (self.version, self.status):
+            return []
+        self.version, self.status = latest
+        if self.status in ENDED:
+            self.ended = True
+            return [item, feed.line({"type": "end", "game": status})]
+        return [item]
+
+    def caught_up(self, game: Game, decision: bytes | None, update: bytes) -> list[bytes]:
+        """The lines that bring the stream up to the game's rows."""
+        lines = []
+        if self.forward and (game.version, game.status) != (self.version, self.status):
+            lines.append(update)
+        self.version, self.status = game.version, game.status
+        if decision is not None and game.version > self.decided:
+            self.decided = game.version
+            lines.append(decision)
+        if game.status in ENDED:
+            self.ended = True
+            lines.append(feed.end_line(game))
+        return lines
+
+
+async def _join(subscriber: _Subscriber) -> _Hub | None:
+    """Subscribe through this loop's hub; None (poll the rows) without Redis or when
+    Redis cannot be reached."""
+    if not settings.REDIS_URL:
+        return None
+    while True:
+        hub = _hub()
+        try:
+            if await hub.join(subscriber):
+                return hub
+        except aioredis.RedisError:
+            await hub.leave(subscriber)
+            return None
+
+
+async def _next(subscriber: _Subscriber, wait: float) -> bytes | None:
+    """The next pushed line (or _RESYNC), or None after ``wait`` seconds of quiet."""
+    try:
+        return await asyncio.wait_for(subscriber.queue.get(), max(wait, 0.01))
+    except TimeoutError:
+        return None
+
+
+# --- the schema ---------------------------------------------------------------------------
+
+_LINE_SCHEMAS: dict[str, tuple[str, dict[str, Any]]] = {
+    "StreamGameLine": ("game", {"game": {"$ref": "#/components/schemas/GameStatus"}}),
+    "StreamDecisionLine": ("decision", {"decision": {"$ref": "#/components/schemas/Decision"}}),
+    "StreamUpdateLine": (
+        "update",
+        {
+            "game": {"$ref": "#/components/schemas/GameStatus"},
+            "entries": {"type": "array", "items": {"$ref": "#/components/schemas/LogEntry"}},
+        },
+    ),
+    "StreamEndLine": ("end", {"game": {"$ref": "#/components/schemas/GameStatus"}}),
+}
+
+
+def document_stream(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: this view is not DRF's, so describe it here."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name, (kind, properties) in _LINE_SCHEMAS.items():
+        schemas[name] = {
+            "type": "object",
+            "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
+            "required": ["type", *properties],
+        }
+    result.setdefault("paths", {})["/api/v1/games/{id}/stream/"] = {
+        "get": {
+            "operationId": "games_stream",
+            "summary": "Follow a game as it happens (NDJSON)",
+            "description": (
+                "A seat hears its decisions as they arise and answers each with POST"
+                " /games/{id}/actions/; spectators (and seats with ?updates=true) hear every"
+                " change. One JSON object per line; an empty line is a keep-alive. Served"
+                " by the ASGI application (docs/games.md)."
+            ),
+            "tags": ["games"],
+            "parameters": [
+                {
+                    "in": "path",
+                    "name": "id",
+                    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+                    "required": True,
+                },
+                {
+                    "in": "query",
+                    "name": "updates",
+                    "schema": {"type": "boolean", "default": False},
+                    "description": "A seat also gets every update (spectators always do).",
+                },
+            ],
+            "security": [{"bearerAuth": []}, {"cookieAuth": []}],
+            "responses": {
+                "200": {
+                    "description": "The stream: lines until the game ends.",
+                    "content": {
+                        "application/x-ndjson": {
+                            "schema": {
+                                "oneOf": [
+                                    {"$ref": f"#/components/schemas/{name}"}
+                                    for name in _LINE_SCHEMAS
+                                ]
+                            }
+                        }
+                    },
+                }
+            },
+        }
+    }
+    return result

@@ -1,0 +1,194 @@
+"""Games, their seats, the action log (the truth), rounds and per-seat round scores.
+
+A digital game's state is never stored as the truth: ``Event`` rows hold every action,
+and seed + actions replay the game exactly (games.engine). ``GameSnapshot`` is a derived
+cache of the engine state at ``Game.version``. Round results are rows, so leagues and
+standings can query dollars and tallies without touching the engine.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Game(models.Model):
+    """One game of Cover Your Assets at a table of 2-6 (or up to 8 casual) seats."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open: seats are being taken"
+        ACTIVE = "active", "Active: being played"
+        FINISHED = "finished", "Finished"
+        ABORTED = "aborted", "Aborted: void, never rated"
+
+    class Mode(models.TextChoices):
+        DIGITAL = "digital", "Played on the platform"
+        RECORDED = "recorded", "Played at a real table, scores recorded"
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games_created"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.DIGITAL)
+    rules = models.JSONField(help_text="games.engine.RuleSet.to_json(): every rule option")
+    seat_count = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField(null=True, blank=True, help_text="Secret until the game ends")
+    version = models.PositiveIntegerField(
+        default=0, help_text="Actions applied so far; every submission names the one it saw"
+    )
+    # The pending decision, denormalised from the engine state for cheap reads and waits.
+    to_act = models.SmallIntegerField(null=True, blank=True)
+    decision_kind = models.CharField(max_length=20, blank=True)
+    round_number = models.PositiveSmallIntegerField(default=0)
+    decision_seconds = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Per-decision time limit; empty for untimed play"
+    )
+    time_bank_seconds = models.PositiveIntegerField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    winners = models.JSONField(default=list, blank=True)
+    end_reason = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = (models.Index(fields=["status", "-created_at"]),)
+        constraints = (
+            models.CheckConstraint(
+                condition=Q(seat_count__gte=2, seat_count__lte=8), name="games_game_seat_count_2_8"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="active") | Q(seed__isnull=False) | Q(mode="recorded"),
+                name="games_game_active_digital_has_seed",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} ({self.status})"
+
+
+class Seat(models.Model):
+    """A place at the table: empty until someone takes it."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    joined_at = models.DateTimeField(null=True, blank=True)
+    resigned_at = models.DateTimeField(null=True, blank=True)
+    time_bank_ms = models.PositiveIntegerField(null=True, blank=True)
+    # final result, set when the game ends
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    tally = models.IntegerField(null=True, blank=True)
+    round_wins = models.PositiveSmallIntegerField(null=True, blank=True)
+    is_winner = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("game", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["game", "number"], name="games_seat_unique_number"),
+            models.UniqueConstraint(
+                fields=["game", "user"],
+                condition=Q(user__isnull=False),
+                name="games_seat_one_per_user",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} seat {self.number}"
+
+
+class Event(models.Model):
+    """One entry of a game's action log: the action, who sent it, and what it caused.
+
+    ``seq`` 0 is the deal (no action); seq n applies the action that took the game from
+    version n-1 to n. Replaying every action from the seed rebuilds the game exactly.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    action = models.JSONField(null=True, blank=True, help_text="The action's JSON form")
+    action_code = models.IntegerField(null=True, blank=True, help_text="The engine's packed action")
+    public_events = models.JSONField(default=list, help_text="What every seat saw happen")
+    origin = models.CharField(
+        max_length=20, default="api", help_text="Who chose it: api, deal, timeout, resign, ..."
+    )
+    idempotency_key = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("game", "seq")
+        constraints = (
+            models.UniqueConstraint(fields=["game", "seq"], name="games_event_unique_seq"),
+            models.UniqueConstraint(
+                fields=["game", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="games_event_unique_idempotency_key",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} #{self.seq}"
+
+
+class GameSnapshot(models.Model):
+    """A derived cache: the engine state at a version. Rebuildable any time from the log.
+
+    ``state`` is ``state_to_json`` as JSON bytes: written with every action and read only
+    when a process lacks the state in memory, so it is stored as opaque bytes, which
+    neither side parses on the way (a ``jsonb`` column costs the database a parse of
+    several kilobytes per action).
+    """
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="snapshot")
+    version = models.PositiveIntegerField()
+    state = models.BinaryField(help_text="games.engine.state_to_json(state) as JSON bytes")
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} snapshot @{self.version}"
+
+
+class Round(models.Model):
+    """A finished round of a game."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    finished_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("game", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["game", "number"], name="games_round_unique_number"),
+        )
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} round {self.number}"
+
+
+class RoundScore(models.Model):
+    """One seat's dollars in one round, and its running tally after it."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="scores")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="round_scores")
+    dollars = models.PositiveIntegerField()
+    tally = models.PositiveIntegerField()
+    won_round = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("round", "seat__number")
+        constraints = (
+            models.UniqueConstraint(fields=["round", "seat"], name="games_roundscore_unique_seat"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.round} seat {self.seat.number}: ${self.dollars:,}"

@@ -1,0 +1,86 @@
+"""Telling waiting clients that a game changed, without anyone busy-polling.
+
+After a change commits, ``publish`` announces it on the game's Redis channel (and sends
+the decision to the seat that must act next on that seat's channel: games.feed);
+``wait_for_change`` blocks on that channel until the caller's ``changed()`` check holds
+(it runs once, then once per announcement), or the timeout passes. Any change is
+announced, also those that keep the version (a start, an abort), so the check decides
+what counts. Subscribing happens before the first check, so a change between the check
+and the wait is never missed. Without Redis (the embedded defaults of ``make run``) it
+checks every half second instead: the client still makes one request per change, the
+server does the waiting.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import cache
+
+import redis
+from django.conf import settings
+
+POLL_SECONDS = 0.5
+
+
+def channel(game_id: int) -> str:
+    """The Redis channel a game's changes are announced on (public ``update`` lines)."""
+    return f"cya:game:{game_id}"
+
+
+def seat_channel(game_id: int, seat: int) -> str:
+    """The Redis channel of one seat's private ``decision`` lines (never sent to clients
+    other than that seat's: the stream endpoint subscribes a client to its own seat's)."""
+    return f"cya:game:{game_id}:seat:{seat}"
+
+
+@cache
+def _client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
+def publish(
+    game_id: int,
+    update: bytes,
+    decision: tuple[int, bytes] | None = None,
+    end: tuple[int, bytes] | None = None,
+) -> None:
+    """Announce a committed change, in one round trip: its public ``update`` line; when a
+    seat must act, that seat's ``decision`` line; when the game has ended, the ``end``
+    line to each of its (``seats``, ``line``) seats. games.feed builds the lines."""
+    if not settings.REDIS_URL:
+        return
+    pipe = _client().pipeline(transaction=False)
+    pipe.publish(channel(game_id), update)
+    if decision is not None:
+        seat, body = decision
+        pipe.publish(seat_channel(game_id, seat), body)
+    if end is not None:
+        seats, body = end
+        for seat in range(seats):
+            pipe.publish(seat_channel(game_id, seat), body)
+    pipe.execute()
+
+
+def wait_for_change(game_id: int, changed: Callable[[], bool], timeout: float) -> bool:
+    """Block until ``changed()`` is true or ``timeout`` ends; returns its last answer."""
+    deadline = time.monotonic() + timeout
+    if not settings.REDIS_URL:
+        done = changed()
+        while not done and time.monotonic() < deadline:
+            time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+            done = changed()
+        return done
+    pubsub = _client().pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    try:
+        pubsub.subscribe(channel(game_id))
+        done = changed()
+        while not done:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if pubsub.get_message(timeout=left) is not None:
+                done = changed()
+        return done
+    finally:
+        pubsub.close()

@@ -1,0 +1,151 @@
+"""Reads that need more than a queryset: views of a game for a seat, a spectator, a replay."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cache
+from typing import Any, cast
+
+from django.db import connection
+from django.db.models import Prefetch, QuerySet
+
+from accounts.models import User
+from cya_site import rows
+from cya_site.errors import DomainError
+from games import store
+from games.engine import State, action_to_json, legal_actions, new_game, observe
+from games.engine.state import DECISION_NAMES
+from games.models import Event, Game, GameSnapshot, Round, RoundScore, Seat
+from games.store import replay_one
+
+
+def game_list() -> QuerySet[Game]:
+    """Games with their seats and players, newest first."""
+    return Game.objects.select_related("created_by").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number")),
+        Prefetch(
+            "rounds",
+            queryset=Round.objects.prefetch_related(
+                Prefetch("scores", queryset=RoundScore.objects.select_related("seat"))
+            ),
+        ),
+    )
+
+
+def seat_number(game: Game, user: User | Any) -> int | None:
+    """The user's seat at this table, if any (anonymous users have none)."""
+    if not isinstance(user, User):
+        return None
+    for seat in game.seats.all():
+        if seat.user_id == user.pk:
+            return seat.number
+    return None
+
+
+def observation(game: Game, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (or a spectator, for None) may know of the game right now."""
+    return observe(store.load_state(game), seat)
+
+
+_SEAT, _GAME, _SNAPSHOT = (
+    rows.Columns(Seat, "s"),
+    rows.Columns(Game, "g"),
+    rows.Columns(GameSnapshot, "n"),
+)
+
+
+def seat_at(game_id: int, user: User, *, lock: bool = False) -> Seat:
+    """The user's seat at a game, with the game row and its snapshot, in one query.
+
+    Every decision read and every action runs this, so it is one statement built once
+    (cya_site.rows). ``lock`` also locks the game row until the transaction ends.
+    Raises DomainError ``not_found`` (404) for no such game and ``not_seated`` (403)
+    for a game the user has no seat at.
+    """
+    found = rows.fetch_one(_seat_sql(lock), [game_id, user.pk], (_SEAT, _GAME, _SNAPSHOT))
+    if found is None:
+        if not Game.objects.filter(pk=game_id).exists():
+            raise DomainError("not_found", "No such game.", status=404)
+        raise DomainError("not_seated", "You have no seat at this table.", status=403)
+    seat, game, snapshot = found
+    Seat.game.field.set_cached_value(seat, game)
+    Game.snapshot.related.set_cached_value(game, snapshot)
+    if snapshot is not None:
+        GameSnapshot.game.field.set_cached_value(snapshot, game)
+    return cast(Seat, seat)
+
+
+@cache
+def _seat_sql(lock: bool) -> str:
+    sql = (
+        f"SELECT {_SEAT.sql}, {_GAME.sql}, {_SNAPSHOT.sql} FROM {_SEAT.table}"
+        f" JOIN {_GAME.table} ON g.id = s.game_id"
+        f" LEFT JOIN {_SNAPSHOT.table} ON n.game_id = g.id"
+        " WHERE s.game_id = %s AND s.user_id = %s"
+    )
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF g" if connection.features.has_select_for_update_of else " FOR UPDATE"
+    return sql
+
+
+def decision(game: Game, seat: Seat) -> dict[str, Any] | None:
+    """The decision ``seat`` must make now, with its legal actions, or None."""
+    if game.status != Game.Status.ACTIVE or game.to_act != seat.number:
+        return None
+    state = store.load_state(game)
+    return decision_payload(game.pk, state, deadline=game.deadline, time_bank_ms=seat.time_bank_ms)
+
+
+def decision_payload(
+    game_id: int, state: State, *, deadline: datetime | None, time_bank_ms: int | None
+) -> dict[str, Any]:
+    """The decision object for the seat to act: the one contract of humans, bots, webhooks."""
+    seat = state.to_act
+    edition = state.rules.edition
+    return {
+        "decision_id": f"{game_id}:{state.version}",
+        "game": game_id,
+        "seat": seat,
+        "kind": DECISION_NAMES[state.kind],
+        "version": state.version,
+        "legal_actions": [action_to_json(a, edition) for a in legal_actions(state)],
+        "deadline": deadline,
+        "time_bank_ms": time_bank_ms,
+        "observation": observe(state, seat),
+    }
+
+
+def public_events(game: Game, after: int, limit: int) -> list[dict[str, Any]]:
+    """The public part of the log after ``after``: what everyone saw, never the actions."""
+    rows = Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
+    return [{"seq": e.seq, "seat": e.seat, "events": e.public_events} for e in rows]
+
+
+def replay(game: Game) -> dict[str, Any]:
+    """The whole record of an ended game: seed, rules and every action with its events."""
+    rows = Event.objects.filter(game=game).order_by("seq")
+    return {
+        "game": game.pk,
+        "seed": game.seed,
+        "rules": game.rules,
+        "log": [
+            {
+                "seq": e.seq,
+                "seat": e.seat,
+                "action": e.action,
+                "origin": e.origin,
+                "events": e.public_events,
+            }
+            for e in rows
+        ],
+    }
+
+
+def replay_view(game: Game, seat: int | None, step: int) -> dict[str, Any]:
+    """What ``seat`` (or a spectator) saw after ``step`` actions of an ended game."""
+
+    state = new_game(store.rules_of(game), game.seed or 0)
+    codes = Event.objects.filter(game=game, seq__gt=0, seq__lte=step).order_by("seq")
+    for code in codes.values_list("action_code", flat=True):
+        state = replay_one(state, code)
+    return observe(state, seat)

@@ -1,0 +1,636 @@
+"""Every change to a game: create, join, leave, start, act, resign, time out, abort.
+
+Each service is one transaction. Those that change a started game lock its row
+(``select_for_update``), check the version the client saw, apply the action through the
+engine (services never re-implement a rule), append the action to the log, and update
+the derived rows: the game's pending decision, round scores and final places. Waiting
+clients are told after the commit (games.notify); a decision with a deadline gets a
+task that applies the engine's safe default if nobody answers in time (games.tasks).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from cya_site import rows
+from cya_site.errors import DomainError
+from games import eventlog, feed, notify, selectors, store
+from games.engine import (
+    RuleSet,
+    State,
+    action_from_json,
+    action_to_json,
+    apply,
+    default_action,
+    new_game,
+    resign,
+)
+from games.engine.actions import resign as resign_action
+from games.engine.rules import compile_rules
+from games.engine.scoring import ranking
+from games.engine.state import DECISION_NAMES
+from games.models import Event, Game, Round, RoundScore, Seat
+
+PublicEvents = tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What a submission did: the game after it, the acting seat, the log entry, and
+    whether it was a retry of an earlier one."""
+
+    game: Game
+    seat: Seat
+    event: Event
+    replayed: bool = False
+
+
+# The columns an action can change: saving only these keeps a submission's UPDATE small
+# (the rules and the other fixed columns are never rewritten).
+PROGRESS_FIELDS = (
+    "version",
+    "to_act",
+    "decision_kind",
+    "round_number",
+    "deadline",
+    "status",
+    "finished_at",
+    "winners",
+    "end_reason",
+)
+
+
+# --- tables ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_create(
+    *,
+    by: User,
+    rules: RuleSet,
+    take_seat: bool = True,
+    decision_seconds: int | None = None,
+    time_bank_seconds: int | None = None,
+) -> Game:
+    """Open a table with the rule set's seats; the creator takes seat 0 unless told not to."""
+    game = Game.objects.create(
+        created_by=by,
+        rules=rules.to_json(),
+        seat_count=rules.seats,
+        decision_seconds=decision_seconds,
+        time_bank_seconds=time_bank_seconds,
+    )
+    Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(rules.seats))
+    if take_seat:
+        game_join(game=game, user=by, seat=0)
+    return game
+
+
+@transaction.atomic
+def game_join(*, game: Game, user: User, seat: int | None = None) -> Seat:
+    """Take a seat (the lowest free one unless ``seat`` is given) at an open table."""
+    game = _locked(game.pk)
+    _require_open(game)
+    if Seat.objects.filter(game=game, user=user).exists():
+        raise DomainError("already_seated", "You already have a seat at this table.", status=409)
+    free = Seat.objects.filter(game=game, user__isnull=True).order_by("number")
+    if seat is not None:
+        if not 0 <= seat < game.seat_count:
+            raise DomainError(
+                "no_such_seat",
+                f"This table has seats 0 to {game.seat_count - 1}.",
+                {"seat": seat},
+            )
+        free = free.filter(number=seat)
+    chosen = free.first()
+    if chosen is None:
+        code, message = (
+            ("seat_taken", "That seat is taken.")
+            if seat is not None
+            else (
+                "table_full",
+                "Every seat at this table is taken.",
+            )
+        )
+        raise DomainError(code, message, status=409)
+    chosen.user = user
+    chosen.joined_at = timezone.now()
+    chosen.save(update_fields=["user", "joined_at"])
+    return chosen
+
+
+@transaction.atomic
+def game_leave(*, game: Game, user: User) -> None:
+    """Give up a seat at a table that has not started."""
+    game = _locked(game.pk)
+    _require_open(game)
+    updated = Seat.objects.filter(game=game, user=user).update(user=None, joined_at=None)
+    if not updated:
+        raise DomainError("not_seated", "You have no seat at this table.", status=403)
+
+
+@transaction.atomic
+def game_start(*, game: Game, by: User, seed: int | None = None) -> Game:
+    """Deal the first round. Only the creator (or staff) starts; every seat must be taken.
+
+    ``seed`` may be fixed by staff only (demos and tests): a player who knew the seed
+    would know every hand.
+    """
+    game = _locked(game.pk)
+    if by.pk != game.created_by_id and not by.is_staff:
+        raise DomainError("not_creator", "Only the table's creator can start it.", status=403)
+    _require_open(game)
+    if seed is not None and not by.is_staff:
+        raise DomainError("seed_forbidden", "Only staff may choose a game's seed.", status=403)
+    empty = list(Seat.objects.filter(game=game, user__isnull=True).values_list("number", flat=True))
+    if empty:
+        raise DomainError(
+            "seats_not_filled",
+            "Every seat must be taken first.",
+            {"empty_seats": empty},
+            status=409,
+        )
+    game.seed = secrets.randbits(63) if seed is None else seed
+    state = new_game(store.rules_of(game), game.seed)
+    now = timezone.now()
+    game.status = Game.Status.ACTIVE
+    game.started_at = now
+    if game.time_bank_seconds is not None:
+        Seat.objects.filter(game=game).update(time_bank_ms=game.time_bank_seconds * 1000)
+    deal = Event.objects.create(game=game, seq=0, public_events=list(state.history), origin="deal")
+    bank = _set_decision(game, state, now)
+    game.save()
+    store.save_state(game, state)
+    _after_commit(game, state, bank, [_entry(deal)])
+    return game
+
+
+# --- play -----------------------------------------------------------------------------
+
+
+def action_submit(
+    *,
+    game_id: int,
+    user: User,
+    action: Any,
+    version: int,
+    key: str | None = None,
+    origin: str = "api",
+) -> ActionResult:
+    """Apply one action for the user's seat, if it answers the decision at ``version``.
+
+    A retry carrying an ``key`` (Idempotency-Key) that was already applied gets the
+    original result and applies nothing. A submission for any other version than the
+    current one is stale (409); an action the engine refuses gets the engine's code.
+    """
+    try:
+        with transaction.atomic():
+            seat = _locked_seat(game_id, user)
+            game = seat.game
+            if key is not None:
+                earlier = Event.objects.filter(game=game, idempotency_key=key).first()
+                if earlier is not None:
+                    return _replayed(earlier, seat, user)
+            _require_active(game)
+            if version != game.version:
+                raise DomainError(
+                    "stale_version",
+                    f"The game is at version {game.version}, not {version}: decide again.",
+                    {"version": game.version},
+                    status=409,
+                )
+            state = store.load_state(game)
+            edition = state.rules.edition
+            code = action_from_json(action, edition)
+            new_state, events = apply(state, code, seat=seat.number)
+            event = _record(
+                game,
+                state,
+                new_state,
+                events,
+                seat=seat,
+                actor=user,
+                action=action_to_json(code, edition),
+                code=code,
+                key=key,
+                origin=origin,
+            )
+    except IntegrityError as error:  # a concurrent first use of the same key won the race
+        if key is not None and Event.objects.filter(game=game_id, idempotency_key=key).exists():
+            return action_submit(
+                game_id=game_id, user=user, action=action, version=version, key=key, origin=origin
+            )
+        raise error
+    return ActionResult(game, seat, event)
+
+
+@transaction.atomic
+def actions_record(
+    *,
+    game: Game,
+    version: int,
+    actions: list[tuple[int, int]],
+    origin: str,
+) -> Game:
+    """Append many (seat, action code) decisions at once, from ``version`` on.
+
+    For games every seat of which is played in-process (built-in strategies): the whole
+    game is written in one transaction. Each action is applied through the engine again,
+    so nothing is taken on trust; any refusal rolls all of it back.
+    """
+    game = _locked(game.pk)
+    _require_active(game)
+    if version != game.version:
+        raise DomainError(
+            "stale_version",
+            f"The game is at version {game.version}.",
+            {"version": game.version},
+            409,
+        )
+    state = store.load_state(game)
+    edition = state.rules.edition
+    actors = dict(Seat.objects.filter(game=game).values_list("number", "user_id"))
+    now = timezone.now()
+    entries = []
+    rounds = []
+    for seat, code in actions:
+        new_state, events = apply(state, code, seat=seat)
+        entries.append(
+            eventlog.Entry(
+                seq=new_state.version,
+                seat=seat,
+                actor_id=actors[seat],
+                action=action_to_json(code, edition),
+                action_code=code,
+                public_events=events,
+                origin=origin,
+            )
+        )
+        for public in events:
+            if public["type"] == "round_end":
+                rounds.append(public)
+            elif public["type"] == "game_end":
+                _record_end(game, public, now)
+        state = new_state
+    eventlog.append(game.pk, entries, now)
+    _record_rounds(game, rounds, now)
+    bank = None if state.over else _set_decision(game, state, now)
+    game.version = state.version
+    game.save(update_fields=PROGRESS_FIELDS)
+    store.save_state(game, state)
+    _after_commit(game, state, bank)  # no entries: a batch can be a whole game (read /events/)
+    return game
+
+
+@transaction.atomic
+def game_resign(*, game: Game, user: User) -> ActionResult:
+    """Leave a started game: the engine plays the seat's default actions, ranked last."""
+    seat = _locked_seat(game.pk, user)
+    game = seat.game
+    _require_active(game)
+    state = store.load_state(game)
+    new_state, events = resign(state, seat.number)
+    seat.resigned_at = timezone.now()
+    seat.save(update_fields=["resigned_at"])
+    code = resign_action(seat.number)
+    event = _record(
+        game,
+        state,
+        new_state,
+        events,
+        seat=seat,
+        actor=user,
+        action=action_to_json(code, state.rules.edition),
+        code=code,
+        origin="resign",
+    )
+    return ActionResult(game, seat, event)
+
+
+@transaction.atomic
+def decision_timeout(*, game_id: int, version: int) -> Event | datetime | None:
+    """Apply the engine's safe default if the decision at ``version`` is still unanswered.
+
+    Idempotent: a second run, or a run after the seat answered, finds the version moved
+    on and does nothing (None). A run before the deadline (a clock ahead of the
+    database's, an early broker) changes nothing and returns the deadline to retry at.
+    """
+    game = _locked(game_id)
+    if game.status != Game.Status.ACTIVE or game.version != version or game.deadline is None:
+        return None
+    if timezone.now() < game.deadline:
+        return game.deadline
+    state = store.load_state(game)
+    code = default_action(state)
+    new_state, events = apply(state, code)
+    seat = Seat.objects.get(game=game, number=state.to_act)
+    seat.time_bank_ms = 0
+    seat.save(update_fields=["time_bank_ms"])
+    return _record(
+        game,
+        state,
+        new_state,
+        events,
+        seat=seat,
+        actor=None,
+        action=action_to_json(code, state.rules.edition),
+        code=code,
+        origin="timeout",
+    )
+
+
+def deadline_set(*, game: Game, version: int, deadline: datetime) -> bool:
+    """Show a deadline on the pending decision (bot matches enforce theirs in the runner).
+
+    Only the decision at ``version`` gets it: False when the game has moved on.
+    """
+    return bool(
+        Game.objects.filter(pk=game.pk, version=version, status=Game.Status.ACTIVE).update(
+            deadline=deadline
+        )
+    )
+
+
+@transaction.atomic
+def game_abort(*, game: Game, by: User, reason: str) -> Game:
+    """Void a game (staff): it ends without a result and is never rated."""
+    if not by.is_staff:
+        raise DomainError("permission_denied", "Only staff can abort a game.", status=403)
+    game = _locked(game.pk)
+    if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
+        raise DomainError("game_over", "The game has already ended.", status=409)
+    game.status = Game.Status.ABORTED
+    game.finished_at = timezone.now()
+    game.end_reason = reason[:20] or "aborted"
+    game.to_act = None
+    game.deadline = None
+    game.save()
+    _after_commit(game)
+    return game
+
+
+# --- games played at real tables ---------------------------------------------------------
+
+
+@transaction.atomic
+def recorded_game_create(*, by: User, rules: RuleSet, players: list[User | None]) -> Game:
+    """A game played with real cards, whose rounds are recorded (one entry per seat;
+    None for a guest without an account)."""
+    if len(players) != rules.seats:
+        raise DomainError("wrong_seat_count", f"The rules seat {rules.seats}, not {len(players)}.")
+    now = timezone.now()
+    game = Game.objects.create(
+        created_by=by,
+        mode=Game.Mode.RECORDED,
+        status=Game.Status.ACTIVE,
+        rules=rules.to_json(),
+        seat_count=rules.seats,
+        started_at=now,
+        round_number=1,
+    )
+    Seat.objects.bulk_create(
+        Seat(game=game, number=n, user=user, joined_at=now if user else None)
+        for n, user in enumerate(players)
+    )
+    return game
+
+
+@transaction.atomic
+def recorded_rounds_set(
+    *, game: Game, rounds: list[list[int]], winners: tuple[int, ...] | None
+) -> Game:
+    """Bring a recorded game's derived rows in line with its effective rounds.
+
+    Rounds, round scores, status and final places are derived from the score ledger
+    (tournaments), so they are rebuilt whole; the ledger itself is never rewritten.
+    """
+    game = _locked(game.pk)
+    if game.mode != Game.Mode.RECORDED:
+        raise DomainError("not_recorded", "Only a recorded game takes recorded rounds.", status=409)
+    rules = store.rules_of(game)
+    Round.objects.filter(game=game).delete()
+    now = timezone.now()
+    publics = []
+    tallies = [0] * game.seat_count
+    wins = [0] * game.seat_count
+    for number, scores in enumerate(rounds, start=1):
+        best = max(scores)
+        leaders = [i for i, v in enumerate(scores) if v == best]
+        tallies = [t + v for t, v in zip(tallies, scores, strict=True)]
+        for i in leaders:
+            wins[i] += 1
+        publics.append(
+            {"round": number, "scores": scores, "tallies": tallies, "round_winners": leaders}
+        )
+    _record_rounds(game, publics, now)
+    game.round_number = len(rounds) + (winners is None)
+    game.version = len(rounds)
+    if winners is None:
+        game.status = Game.Status.ACTIVE
+        game.finished_at = None
+        game.winners = []
+        Seat.objects.filter(game=game).update(
+            place=None, tally=None, round_wins=None, is_winner=False
+        )
+    else:
+        table = compile_rules(rules)
+        end = {
+            "winners": list(winners),
+            "ranking": ranking(table, tuple(tallies), tuple(wins), winners, 0),
+        }
+        _record_end(game, end, now)
+    game.save()
+    _after_commit(game)
+    return game
+
+
+# --- internals ------------------------------------------------------------------------
+
+
+def _locked(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise DomainError("not_found", "No such game.", status=404) from None
+
+
+def _require_open(game: Game) -> None:
+    if game.status != Game.Status.OPEN:
+        raise DomainError("game_not_open", "The table has already started.", status=409)
+
+
+def _require_active(game: Game) -> None:
+    if game.status == Game.Status.OPEN:
+        raise DomainError("game_not_started", "The game has not started yet.", status=409)
+    if game.status != Game.Status.ACTIVE:
+        raise DomainError("game_over", "The game has ended.", status=409)
+
+
+def _locked_seat(game_id: int, user: User) -> Seat:
+    """The user's seat at the game, with the game row read and locked, in one query."""
+    return selectors.seat_at(game_id, user, lock=True)
+
+
+def _replayed(earlier: Event, seat: Seat, user: User) -> ActionResult:
+    if earlier.actor_id != user.pk:
+        raise DomainError(
+            "idempotency_key_reused", "That Idempotency-Key belongs to another request.", status=409
+        )
+    return ActionResult(seat.game, seat, earlier, replayed=True)
+
+
+def _record(
+    game: Game,
+    state: State,
+    new_state: State,
+    events: PublicEvents,
+    *,
+    seat: Seat,
+    actor: User | None,
+    action: dict[str, Any],
+    code: int,
+    key: str | None = None,
+    origin: str = "api",
+) -> Event:
+    """Log an applied action and bring every derived row up to date (lock held)."""
+    now = timezone.now()
+    _spend_time(game, seat, state, now)
+    event = Event(
+        game=game,
+        seq=new_state.version,
+        seat=seat.number,
+        actor=actor,
+        action=action,
+        action_code=code,
+        public_events=list(events),
+        idempotency_key=key or "",
+        origin=origin,
+    )
+    rows.insert(event)  # the hot path: statements built once (cya_site.rows)
+    for public in events:
+        if public["type"] == "round_end":
+            _record_round(game, public, now)
+        elif public["type"] == "game_end":
+            _record_end(game, public, now)
+    bank = None if new_state.over else _set_decision(game, new_state, now)
+    game.version = new_state.version
+    rows.update(game, PROGRESS_FIELDS)
+    store.save_state(game, new_state)
+    _after_commit(game, new_state, bank, [_entry(event)])
+    return event
+
+
+def _spend_time(game: Game, seat: Seat, state: State, now: datetime) -> None:
+    """Charge time beyond the per-decision limit to the seat's time bank."""
+    if game.decision_seconds is None or game.deadline is None or state.to_act != seat.number:
+        return
+    started = game.deadline - timedelta(
+        seconds=game.decision_seconds, milliseconds=seat.time_bank_ms or 0
+    )
+    over_ms = int((now - started).total_seconds() * 1000) - game.decision_seconds * 1000
+    if over_ms > 0 and seat.time_bank_ms:
+        seat.time_bank_ms = max(0, seat.time_bank_ms - over_ms)
+        Seat.objects.filter(pk=seat.pk).update(time_bank_ms=seat.time_bank_ms)
+
+
+def _set_decision(game: Game, state: State, now: datetime) -> int | None:
+    """Show the pending decision on the game row; returns the acting seat's time bank."""
+    game.to_act = state.to_act
+    game.decision_kind = DECISION_NAMES[state.kind]
+    game.round_number = state.round
+    game.deadline = None
+    if game.decision_seconds is None and game.time_bank_seconds is None:
+        return None  # untimed: no seat has a bank
+    bank = (
+        Seat.objects.filter(game=game, number=state.to_act)
+        .values_list("time_bank_ms", flat=True)
+        .first()
+    )
+    if game.decision_seconds is not None:
+        game.deadline = now + timedelta(seconds=game.decision_seconds, milliseconds=bank or 0)
+    return bank
+
+
+def _record_round(game: Game, public: dict[str, Any], now: datetime) -> None:
+    _record_rounds(game, [public], now)
+
+
+def _record_rounds(game: Game, publics: list[dict[str, Any]], now: datetime) -> None:
+    """Round and RoundScore rows for these round_end events, in two bulk inserts."""
+    if not publics:
+        return
+    rounds = Round.objects.bulk_create(
+        Round(game=game, number=p["round"], finished_at=now) for p in publics
+    )
+    seats = dict(Seat.objects.filter(game=game).values_list("number", "pk"))
+    RoundScore.objects.bulk_create(
+        RoundScore(
+            round=round_,
+            seat_id=seats[n],
+            dollars=dollars,
+            tally=public["tallies"][n],
+            won_round=n in public["round_winners"],
+        )
+        for round_, public in zip(rounds, publics, strict=True)
+        for n, dollars in enumerate(public["scores"])
+    )
+
+
+def _record_end(game: Game, public: dict[str, Any], now: datetime) -> None:
+    """The engine's game_end event carries the winners and every seat's place."""
+    game.status = Game.Status.FINISHED
+    game.finished_at = now
+    game.winners = public["winners"]
+    resigned = any(row["resigned"] for row in public["ranking"])
+    game.end_reason = "resignations" if resigned and len(public["winners"]) == 1 else "finished"
+    game.to_act = None
+    game.decision_kind = ""
+    game.deadline = None
+    places = {row["seat"]: row for row in public["ranking"]}
+    seats = list(Seat.objects.filter(game=game))
+    for seat in seats:
+        row = places[seat.number]
+        seat.place = row["place"]
+        seat.tally = row["tally"]
+        seat.round_wins = row["round_wins"]
+        seat.is_winner = row["winner"]
+    Seat.objects.bulk_update(seats, ["place", "tally", "round_wins", "is_winner"])
+
+
+def _entry(event: Event) -> dict[str, Any]:
+    """A log entry as clients see it: never the action, only what everyone saw."""
+    return {"seq": event.seq, "seat": event.seat, "events": event.public_events}
+
+
+def _after_commit(
+    game: Game,
+    state: State | None = None,
+    bank: int | None = None,
+    entries: list[dict[str, Any]] | None = None,
+) -> None:
+    """Once the change commits: announce it (games.feed lines, built now from the rows and
+    state this transaction wrote) and schedule the new decision's deadline."""
+    game_id, version, deadline = game.pk, game.version, game.deadline
+    update = feed.update_line(game, entries or ())
+    decision = end = None
+    if state is not None and game.status == Game.Status.ACTIVE and game.to_act is not None:
+        body = feed.decision_line(game_id, state, deadline=deadline, time_bank_ms=bank)
+        decision = (game.to_act, body)
+    if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
+        end = (game.seat_count, feed.end_line(game))
+
+    def announce() -> None:
+        notify.publish(game_id, update, decision, end)
+        if deadline is not None:
+            from games.tasks import enforce_deadline
+
+            enforce_deadline.apply_async((game_id, version), eta=deadline)
+
+    transaction.on_commit(announce)

@@ -1,0 +1,24 @@
+"""Celery tasks of the games app: thin, idempotent, and given ids only."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from celery import shared_task
+
+from games import services
+
+
+@shared_task(name="games.enforce_deadline", time_limit=30, soft_time_limit=20, acks_late=True)
+def enforce_deadline(game_id: int, version: int) -> int | None:
+    """Apply the safe default to an unanswered decision once its deadline has passed.
+
+    Scheduled with ``eta`` at the deadline; a rerun, or a run after the seat answered,
+    finds the game at another version and changes nothing. A run that comes too early
+    schedules itself again for the deadline.
+    """
+    outcome = services.decision_timeout(game_id=game_id, version=version)
+    if isinstance(outcome, datetime):
+        enforce_deadline.apply_async((game_id, version), eta=outcome)
+        return None
+    return None if outcome is None else outcome.seq

@@ -1,0 +1,306 @@
+"""The action endpoint: one legal action applies; everything else is refused and writes nothing.
+
+The ``started`` game (seed 7, three seats) opens with seat 0 (alice) to act, holding
+toy_train, jewels, piggy_bank, cabin and silver; gold is on the discard pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from games import services
+from games.engine import RuleSet, action_from_json, action_to_json, apply
+from games.models import Event, Game
+from tests.games.conftest import engine_state, submit
+
+Clients = Callable[[User], APIClient]
+PAIR_WILD_FIRST = {"type": "pair", "cards": ["silver", "toy_train"]}  # not the canonical order
+
+
+def log_of(game: Game) -> list[tuple[int, Any]]:
+    """The game's log as (seq, action) pairs: what a refused request must leave untouched."""
+    return list(Event.objects.filter(game=game).order_by("seq").values_list("seq", "action"))
+
+
+def assert_unchanged(game: Game, version: int, log: list[tuple[int, Any]]) -> None:
+    game.refresh_from_db()
+    assert game.version == version
+    assert log_of(game) == log
+
+
+def test_opening_position_is_the_one_these_tests_assume(started: Game) -> None:
+    state = engine_state(started)
+
+    assert (state.to_act, state.version) == (0, 0)
+    keys = state.table.keys
+    assert [keys[c] for c in state.hands[0].cards] == [
+        "toy_train",
+        "jewels",
+        "piggy_bank",
+        "cabin",
+        "silver",
+    ]
+    assert [keys[c] for c in state.discard_pile] == ["gold"]
+
+
+def test_applies_a_legal_action_and_logs_it_in_canonical_form(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    before = engine_state(started)
+    code = action_from_json(PAIR_WILD_FIRST, "2021")
+    expected_state, expected_events = apply(before, code)
+
+    response = submit(api_as(alice), started, PAIR_WILD_FIRST, version=0)
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["replayed"] is False
+    assert body["entry"] == {"seq": 1, "seat": 0, "events": list(expected_events)}
+    assert body["game"]["version"] == 1
+    assert body["game"]["to_act"] == expected_state.to_act
+    started.refresh_from_db()
+    assert started.version == 1
+    assert started.to_act == expected_state.to_act
+    event = Event.objects.get(game=started, seq=1)
+    assert event.action == {"type": "pair", "cards": ["toy_train", "silver"]}
+    assert event.action == action_to_json(code, "2021")
+    assert event.action_code == code
+    assert event.public_events == list(expected_events)
+    assert (event.seat, event.actor, event.origin, event.idempotency_key) == (0, alice, "api", "")
+    assert engine_state(started) == expected_state
+
+
+def test_the_response_carries_the_next_decision_only_when_it_is_the_callers(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    body = submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0).json()
+
+    assert body["game"]["to_act"] == 1
+    assert body["decision"] is None
+
+
+@pytest.mark.parametrize("version", [1, 5, 1_000_000])
+def test_refuses_a_version_other_than_the_current_one_and_writes_nothing(
+    started: Game, alice: User, api_as: Clients, version: int
+) -> None:
+    log = log_of(started)
+
+    response = submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, version)
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "stale_version"
+    assert response.json()["details"] == {"version": 0}
+    assert_unchanged(started, 0, log)
+
+
+def test_refuses_an_answer_to_a_decision_that_has_passed(
+    started: Game, alice: User, bob: User, api_as: Clients
+) -> None:
+    assert (
+        submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0).status_code == 201
+    )
+    log = log_of(started)
+
+    response = submit(api_as(bob), started, {"type": "discard", "card": "cabin"}, version=0)
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "stale_version"
+    assert response.json()["details"]["version"] == 1
+    assert_unchanged(started, 1, log)
+
+
+@pytest.mark.parametrize(
+    ("action", "code"),
+    [
+        ({"type": "discard", "card": "gold"}, "card_not_in_hand"),
+        ({"type": "pair", "cards": ["piano", "gold"]}, "card_not_in_hand"),
+        ({"type": "concede"}, "wrong_decision"),
+        ({"type": "end_turn"}, "wrong_decision"),
+        ({"type": "resign", "seat": 0}, "wrong_decision"),
+        ({"type": "pair", "cards": ["toy_train", "jewels"]}, "invalid_set"),
+        ({"type": "challenge", "target": 1, "cards": ["silver"]}, "no_own_set"),
+    ],
+)
+def test_refuses_a_well_formed_action_the_rules_forbid_with_the_engines_code(
+    started: Game, alice: User, api_as: Clients, action: dict[str, Any], code: str
+) -> None:
+    log = log_of(started)
+
+    response = submit(api_as(alice), started, action, version=0)
+
+    assert response.status_code == 422, response.json()
+    assert response.json()["code"] == code
+    assert response.json()["message"]
+    assert_unchanged(started, 0, log)
+
+
+def test_refuses_an_action_from_a_seat_not_on_turn(
+    started: Game, bob: User, api_as: Clients
+) -> None:
+    log = log_of(started)
+
+    response = submit(api_as(bob), started, {"type": "discard", "card": "cabin"}, version=0)
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "not_your_turn"
+    assert_unchanged(started, 0, log)
+
+
+def test_refuses_an_action_from_a_user_without_a_seat(
+    started: Game, staff: User, api_as: Clients
+) -> None:
+    log = log_of(started)
+
+    response = submit(api_as(staff), started, {"type": "discard", "card": "cabin"}, version=0)
+
+    assert response.status_code == 403
+    assert response.json()["code"] == "not_seated"
+    assert_unchanged(started, 0, log)
+
+
+def test_refuses_an_action_before_the_game_starts(
+    open_table: Game, alice: User, api_as: Clients
+) -> None:
+    response = submit(api_as(alice), open_table, {"type": "discard", "card": "cabin"}, version=0)
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_not_started"
+    assert not Event.objects.filter(game=open_table).exists()
+
+
+@pytest.mark.parametrize("ending", ["aborted", "finished"])
+def test_refuses_an_action_after_the_game_ended(
+    started: Game, alice: User, bob: User, carol: User, staff: User, api_as: Clients, ending: str
+) -> None:
+    if ending == "aborted":
+        services.game_abort(game=started, by=staff, reason="test")
+    else:  # the last seat standing wins
+        services.game_resign(game=started, user=bob)
+        services.game_resign(game=started, user=carol)
+    started.refresh_from_db()
+    assert started.status == ending
+    log = log_of(started)
+
+    response = submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, started.version)
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_over"
+    assert_unchanged(started, started.version, log)
+
+
+# --- Idempotency-Key ------------------------------------------------------------------
+
+
+def test_a_retry_with_the_same_key_returns_the_first_result_and_applies_nothing(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    client = api_as(alice)
+    first = submit(client, started, {"type": "discard", "card": "cabin"}, 0, key="retry-1")
+    assert first.status_code == 201
+    log = log_of(started)
+
+    again = submit(client, started, {"type": "discard", "card": "cabin"}, 0, key="retry-1")
+
+    assert again.status_code == 200
+    assert again.json()["replayed"] is True
+    assert again.json()["entry"] == first.json()["entry"]
+    assert_unchanged(started, 1, log)
+    assert Event.objects.get(game=started, seq=1).idempotency_key == "retry-1"
+
+
+def test_a_retry_replays_even_when_its_body_differs_from_the_first_request(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    client = api_as(alice)
+    first = submit(client, started, {"type": "discard", "card": "cabin"}, 0, key="k")
+    log = log_of(started)
+
+    again = submit(client, started, {"type": "discard", "card": "jewels"}, 7, key="k")
+
+    assert again.status_code == 200
+    assert again.json()["entry"] == first.json()["entry"]
+    assert_unchanged(started, 1, log)
+
+
+def test_a_key_used_by_another_user_is_refused(
+    started: Game, alice: User, bob: User, api_as: Clients
+) -> None:
+    assert (
+        submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0, "k").status_code
+        == 201
+    )
+    log = log_of(started)
+    bobs_turn = engine_state(started)
+    assert bobs_turn.to_act == 1
+
+    response = submit(api_as(bob), started, {"type": "discard", "card": "gold"}, 1, key="k")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "idempotency_key_reused"
+    assert_unchanged(started, 1, log)
+
+
+def test_a_key_is_scoped_to_its_game(
+    started: Game, alice: User, bob: User, carol: User, staff: User, api_as: Clients
+) -> None:
+    other = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=3))
+    services.game_join(game=other, user=bob)
+    services.game_join(game=other, user=carol)
+    services.game_start(game=other, by=staff, seed=7)
+    client = api_as(alice)
+    assert (
+        submit(client, started, {"type": "discard", "card": "cabin"}, 0, "same").status_code == 201
+    )
+
+    response = submit(client, other, {"type": "discard", "card": "cabin"}, 0, key="same")
+
+    assert response.status_code == 201
+    assert response.json()["replayed"] is False
+    assert Event.objects.filter(idempotency_key="same").count() == 2
+
+
+def test_a_refused_request_does_not_use_up_its_key(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    client = api_as(alice)
+    refused = submit(client, started, {"type": "discard", "card": "gold"}, 0, key="k")
+    assert refused.status_code == 422
+
+    response = submit(client, started, {"type": "discard", "card": "cabin"}, 0, key="k")
+
+    assert response.status_code == 201
+    assert response.json()["replayed"] is False
+
+
+def test_accepts_a_key_of_100_characters(started: Game, alice: User, api_as: Clients) -> None:
+    key = "k" * 100
+
+    response = submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0, key=key)
+
+    assert response.status_code == 201
+    assert Event.objects.get(game=started, seq=1).idempotency_key == key
+
+
+def test_refuses_a_key_longer_than_100_characters(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    log = log_of(started)
+
+    response = submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0, "k" * 101)
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert response.json()["details"] == {"max_length": 100}
+    assert_unchanged(started, 0, log)
+
+
+def test_an_empty_key_is_no_key(started: Game, alice: User, api_as: Clients) -> None:
+    response = submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0, key="")
+
+    assert response.status_code == 201
+    assert Event.objects.get(game=started, seq=1).idempotency_key == ""

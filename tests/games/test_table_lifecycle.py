@@ -1,0 +1,461 @@
+"""A table's life: create, join, leave, start, resign, abort; and finding tables in the list."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from games import services
+from games.engine import RuleSet, legal_actions
+from games.models import Event, Game, Seat
+from tests.games.conftest import engine_state, game_url, submit
+
+Clients = Callable[[User], APIClient]
+
+
+def seat_users(game: Game) -> list[str | None]:
+    """Who sits where, by seat number."""
+    return [
+        seat.user.username if seat.user else None
+        for seat in Seat.objects.filter(game=game).select_related("user").order_by("number")
+    ]
+
+
+# --- create ---------------------------------------------------------------------------
+
+
+def test_the_creator_takes_seat_0_of_a_new_table(alice: User, api_as: Clients) -> None:
+    response = api_as(alice).post(
+        "/api/v1/games/", {"seats": 3, "options": {"ending": "quick"}}, format="json"
+    )
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["status"] == "open"
+    assert body["created_by"] == "alice"
+    assert [seat["player"] and seat["player"]["username"] for seat in body["seats"]] == [
+        "alice",
+        None,
+        None,
+    ]
+    assert body["seed"] is None
+    game = Game.objects.get(pk=body["id"])
+    assert (game.status, game.seat_count, game.seed, game.version) == ("open", 3, None, 0)
+    assert RuleSet.from_json(game.rules) == RuleSet.preset("2021", seats=3, ending="quick")
+    assert seat_users(game) == ["alice", None, None]
+
+
+def test_the_creator_may_leave_every_seat_free(alice: User, api_as: Clients) -> None:
+    response = api_as(alice).post("/api/v1/games/", {"seats": 2, "take_seat": False}, format="json")
+
+    assert response.status_code == 201
+    assert seat_users(Game.objects.get(pk=response.json()["id"])) == [None, None]
+
+
+def test_a_new_table_defaults_to_four_seats_of_the_2021_rules(alice: User, api_as: Clients) -> None:
+    response = api_as(alice).post("/api/v1/games/", {}, format="json")
+
+    assert response.status_code == 201
+    game = Game.objects.get(pk=response.json()["id"])
+    assert RuleSet.from_json(game.rules) == RuleSet.preset("2021", seats=4)
+    assert (game.decision_seconds, game.time_bank_seconds) == (None, None)
+
+
+def test_a_table_can_be_timed(alice: User, api_as: Clients) -> None:
+    response = api_as(alice).post(
+        "/api/v1/games/",
+        {"seats": 2, "decision_seconds": 5, "time_bank_seconds": 60},
+        format="json",
+    )
+
+    assert response.status_code == 201
+    game = Game.objects.get(pk=response.json()["id"])
+    assert (game.decision_seconds, game.time_bank_seconds) == (5, 60)
+
+
+# --- join and leave -------------------------------------------------------------------
+
+
+@pytest.fixture
+def three_seats(alice: User) -> Game:
+    """An open three-seat table with alice at seat 0."""
+    return services.game_create(by=alice, rules=RuleSet.preset("2021", seats=3))
+
+
+def test_joining_takes_the_lowest_free_seat(
+    three_seats: Game, bob: User, carol: User, api_as: Clients
+) -> None:
+    api_as(carol).post(game_url(three_seats, "join"), {"seat": 1}, format="json")
+
+    response = api_as(bob).post(game_url(three_seats, "join"), {}, format="json")
+
+    assert response.status_code == 200
+    assert [s["player"] and s["player"]["username"] for s in response.json()["seats"]] == [
+        "alice",
+        "carol",
+        "bob",
+    ]
+    assert seat_users(three_seats) == ["alice", "carol", "bob"]
+
+
+def test_joining_a_named_seat_takes_that_seat(
+    three_seats: Game, bob: User, api_as: Clients
+) -> None:
+    response = api_as(bob).post(game_url(three_seats, "join"), {"seat": 2}, format="json")
+
+    assert response.status_code == 200
+    assert seat_users(three_seats) == ["alice", None, "bob"]
+    assert Seat.objects.get(game=three_seats, number=2).joined_at is not None
+
+
+def test_refuses_a_seat_someone_holds(three_seats: Game, bob: User, api_as: Clients) -> None:
+    response = api_as(bob).post(game_url(three_seats, "join"), {"seat": 0}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "seat_taken"
+    assert seat_users(three_seats) == ["alice", None, None]
+
+
+def test_refuses_to_seat_anyone_at_a_full_table(
+    open_table: Game, carol: User, api_as: Clients
+) -> None:
+    response = api_as(carol).post(game_url(open_table, "join"), {}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "table_full"
+    assert seat_users(open_table) == ["alice", "bob"]
+
+
+def test_refuses_a_second_seat_to_the_same_player(
+    three_seats: Game, bob: User, api_as: Clients
+) -> None:
+    client = api_as(bob)
+    assert client.post(game_url(three_seats, "join"), {}, format="json").status_code == 200
+
+    response = client.post(game_url(three_seats, "join"), {"seat": 2}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "already_seated"
+    assert seat_users(three_seats) == ["alice", "bob", None]
+
+
+def test_leaving_frees_the_seat(open_table: Game, bob: User, carol: User, api_as: Clients) -> None:
+    response = api_as(bob).post(game_url(open_table, "leave"))
+
+    assert response.status_code == 200
+    assert seat_users(open_table) == ["alice", None]
+    assert Seat.objects.get(game=open_table, number=1).joined_at is None
+    assert api_as(carol).post(game_url(open_table, "join"), {}, format="json").status_code == 200
+    assert seat_users(open_table) == ["alice", "carol"]
+
+
+def test_refuses_to_leave_a_started_game(started: Game, bob: User, api_as: Clients) -> None:
+    response = api_as(bob).post(game_url(started, "leave"))
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_not_open"
+    assert seat_users(started) == ["alice", "bob", "carol"]
+
+
+# --- start ----------------------------------------------------------------------------
+
+
+def test_refuses_to_start_with_empty_seats_naming_them(
+    three_seats: Game, alice: User, api_as: Clients
+) -> None:
+    response = api_as(alice).post(game_url(three_seats, "start"), {}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "seats_not_filled"
+    assert response.json()["details"] == {"empty_seats": [1, 2]}
+    three_seats.refresh_from_db()
+    assert (three_seats.status, three_seats.seed, three_seats.started_at) == ("open", None, None)
+    assert not Event.objects.filter(game=three_seats).exists()
+
+
+def test_starting_deals_the_first_round_and_keeps_the_seed_secret(
+    open_table: Game, alice: User, api_as: Clients
+) -> None:
+    response = api_as(alice).post(game_url(open_table, "start"), {}, format="json")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["status"], body["version"], body["seed"]) == ("active", 0, None)
+    assert body["to_act"] in (0, 1)
+    assert body["decision_kind"] == "turn"
+    open_table.refresh_from_db()
+    assert open_table.status == "active"
+    assert open_table.seed is not None
+    assert open_table.started_at is not None
+    deal = Event.objects.get(game=open_table)
+    assert (deal.seq, deal.origin, deal.action) == (0, "deal", None)
+    assert deal.public_events[0]["type"] == "round_start"
+    assert engine_state(open_table).to_act == open_table.to_act
+
+
+def test_refuses_to_start_twice(started: Game, staff: User, api_as: Clients) -> None:
+    response = api_as(staff).post(game_url(started, "start"), {}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_not_open"
+    assert Event.objects.filter(game=started).count() == 1
+
+
+# --- resign ---------------------------------------------------------------------------
+
+
+def test_resigning_logs_the_resignation_and_the_game_goes_on(
+    started: Game, bob: User, api_as: Clients
+) -> None:
+    response = api_as(bob).post(game_url(started, "resign"))
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["seq"] == 1
+    assert body["seat"] == 1
+    assert {"type": "resign", "seat": 1} in body["events"]
+    started.refresh_from_db()
+    assert (started.status, started.version) == ("active", 1)
+    event = Event.objects.get(game=started, seq=1)
+    assert (event.origin, event.actor, event.action) == (
+        "resign",
+        bob,
+        {"type": "resign", "seat": 1},
+    )
+    assert Seat.objects.get(game=started, number=1).resigned_at is not None
+    assert engine_state(started).resigned == 0b010
+
+
+def test_resigning_on_turn_plays_the_engines_default_for_the_seat(
+    started: Game, alice: User, api_as: Clients
+) -> None:
+    response = api_as(alice).post(game_url(started, "resign"))
+
+    events = response.json()["events"]
+    assert events[0] == {"type": "resign", "seat": 0}
+    # seat 0's cheapest card is toy_train: its default is to discard it, then draw
+    assert events[1] == {"type": "discard", "seat": 0, "card": "toy_train", "removed": False}
+    started.refresh_from_db()
+    assert started.to_act == 1
+
+
+def test_refuses_a_second_resignation(started: Game, bob: User, api_as: Clients) -> None:
+    client = api_as(bob)
+    client.post(game_url(started, "resign"))
+
+    response = client.post(game_url(started, "resign"))
+
+    assert response.status_code == 422
+    assert response.json()["code"] == "already_resigned"
+    assert Event.objects.filter(game=started).count() == 2
+
+
+def test_the_last_seat_standing_wins(
+    started: Game, alice: User, bob: User, carol: User, api_as: Clients
+) -> None:
+    api_as(bob).post(game_url(started, "resign"))
+
+    response = api_as(alice).post(game_url(started, "resign"))
+
+    assert {"type": "game_end"}.items() <= response.json()["events"][-1].items()
+    started.refresh_from_db()
+    assert (started.status, started.winners, started.end_reason) == (
+        "finished",
+        [2],
+        "resignations",
+    )
+    assert started.to_act is None
+    assert started.finished_at is not None
+    seats = {s.number: s for s in Seat.objects.filter(game=started)}
+    assert seats[2].is_winner
+    assert seats[2].place == 1
+    assert not seats[0].is_winner
+    assert not seats[1].is_winner
+    assert {seats[0].place, seats[1].place} <= {2, 3}
+    detail = api_as(carol).get(game_url(started)).json()
+    assert detail["seed"] == 7  # revealed once the game has ended
+
+
+def play_randomly(game: Game, users: dict[int, User], rng: random.Random) -> None:
+    """Answer every decision with a random legal action through the service, to the end."""
+    from games.engine import action_to_json
+
+    while True:
+        game.refresh_from_db()
+        if game.status != "active":
+            return
+        state = engine_state(game)
+        action = action_to_json(rng.choice(legal_actions(state)), state.rules.edition)
+        services.action_submit(
+            game_id=game.pk, user=users[state.to_act], action=action, version=game.version
+        )
+
+
+def test_a_resigned_seat_never_gets_a_decision_and_is_ranked_last(
+    alice: User, bob: User, carol: User, staff: User, api_as: Clients
+) -> None:
+    game = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=3, ending="quick"))
+    services.game_join(game=game, user=bob)
+    services.game_join(game=game, user=carol)
+    services.game_start(game=game, by=staff, seed=21)
+    assert api_as(bob).post(game_url(game, "resign")).status_code == 200
+
+    play_randomly(game, {0: alice, 2: carol}, random.Random(3))
+
+    game.refresh_from_db()
+    assert game.status == "finished"
+    assert 1 not in game.winners
+    assert not Event.objects.filter(game=game, seq__gt=1, seat=1).exists()
+    places = dict(Seat.objects.filter(game=game).values_list("number", "place"))
+    assert places[1] == 3
+    assert {places[0], places[2]} <= {1, 2}
+    decision = api_as(bob).get(game_url(game, "decision")).json()
+    assert decision["decision"] is None
+
+
+# --- abort ----------------------------------------------------------------------------
+
+
+def test_staff_abort_a_game_which_ends_void_with_its_seed_revealed(
+    started: Game, alice: User, staff: User, api_as: Clients
+) -> None:
+    submit(api_as(alice), started, {"type": "discard", "card": "cabin"}, 0)
+
+    response = api_as(staff).post(
+        game_url(started, "abort"), {"reason": "table fault"}, format="json"
+    )
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["status"], body["seed"], body["end_reason"], body["to_act"]) == (
+        "aborted",
+        7,
+        "table fault",
+        None,
+    )
+    assert body["winners"] == []
+    started.refresh_from_db()
+    assert (started.status, started.version, started.deadline) == ("aborted", 1, None)
+    assert started.finished_at is not None
+    assert not Seat.objects.filter(game=started, is_winner=True).exists()
+    assert api_as(alice).get(game_url(started, "replay")).json()["seed"] == 7
+
+
+def test_staff_abort_an_open_table(open_table: Game, staff: User, api_as: Clients) -> None:
+    response = api_as(staff).post(game_url(open_table, "abort"), {}, format="json")
+
+    assert response.status_code == 200
+    assert (response.json()["status"], response.json()["end_reason"]) == ("aborted", "aborted")
+    open_table.refresh_from_db()
+    assert (open_table.status, open_table.seed) == ("aborted", None)
+
+
+def test_refuses_to_abort_an_ended_game(started: Game, staff: User, api_as: Clients) -> None:
+    client = api_as(staff)
+    client.post(game_url(started, "abort"), {}, format="json")
+
+    response = client.post(game_url(started, "abort"), {}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_over"
+
+
+def test_refuses_to_join_an_aborted_table(
+    open_table: Game, carol: User, staff: User, api_as: Clients
+) -> None:
+    services.game_abort(game=open_table, by=staff, reason="x")
+
+    response = api_as(carol).post(game_url(open_table, "join"), {}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["code"] == "game_not_open"
+
+
+# --- the list -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def listed(alice: User, bob: User, carol: User, staff: User) -> dict[str, Game]:
+    """Five tables: alice's open 2- and 3-seaters, bob's started 2-seater with carol,
+    carol's finished 3-seater with alice and bob, and an aborted one of staff's."""
+    tables: dict[str, Game] = {}
+    tables["open2"] = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=2))
+    tables["open3"] = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=3))
+    active = services.game_create(by=bob, rules=RuleSet.preset("2021", seats=2))
+    services.game_join(game=active, user=carol)
+    tables["active"] = services.game_start(game=active, by=bob)
+    finished = services.game_create(by=carol, rules=RuleSet.preset("2021", seats=3))
+    services.game_join(game=finished, user=alice)
+    services.game_join(game=finished, user=bob)
+    services.game_start(game=finished, by=carol)
+    services.game_resign(game=finished, user=alice)
+    services.game_resign(game=finished, user=bob)
+    tables["finished"] = finished
+    aborted = services.game_create(by=staff, rules=RuleSet.preset("2021", seats=4))
+    tables["aborted"] = services.game_abort(game=aborted, by=staff, reason="test")
+    return tables
+
+
+def listed_ids(client: APIClient, query: dict[str, Any]) -> list[int]:
+    response = client.get("/api/v1/games/", query)
+    assert response.status_code == 200, response.json()
+    return [game["id"] for game in response.json()["results"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "names"),
+    [
+        ({}, ["aborted", "finished", "active", "open3", "open2"]),
+        ({"status": "open"}, ["open3", "open2"]),
+        ({"status": "active"}, ["active"]),
+        ({"status": "finished"}, ["finished"]),
+        ({"status": "aborted"}, ["aborted"]),
+        ({"seats": 2}, ["active", "open2"]),
+        ({"seats": 3, "status": "open"}, ["open3"]),
+        ({"player": "bob"}, ["finished", "active"]),
+        ({"player": "CAROL"}, ["finished", "active"]),
+        ({"player": "nobody"}, []),
+        ({"mine": "true"}, ["finished", "open3", "open2"]),
+        ({"mine": "false"}, ["aborted", "active"]),
+        ({"mine": "true", "status": "finished"}, ["finished"]),
+    ],
+)
+def test_the_list_filters_tables(
+    listed: dict[str, Game],
+    alice: User,
+    api_as: Clients,
+    query: dict[str, Any],
+    names: list[str],
+) -> None:
+    assert listed_ids(api_as(alice), query) == [listed[name].pk for name in names]
+
+
+def test_mine_means_nothing_to_an_anonymous_caller(listed: dict[str, Game], api: APIClient) -> None:
+    assert listed_ids(api, {"mine": "true"}) == []
+    assert len(listed_ids(api, {"mine": "false"})) == 5
+
+
+def test_the_list_is_paginated(listed: dict[str, Game], alice: User, api_as: Clients) -> None:
+    client = api_as(alice)
+
+    first = client.get("/api/v1/games/", {"page_size": 2}).json()
+    last = client.get("/api/v1/games/", {"page_size": 2, "page": 3}).json()
+
+    assert first["count"] == 5
+    assert [g["id"] for g in first["results"]] == [listed["aborted"].pk, listed["finished"].pk]
+    assert first["previous"] is None
+    assert "page=2" in first["next"]
+    assert [g["id"] for g in last["results"]] == [listed["open2"].pk]
+    assert last["next"] is None
+
+
+def test_the_list_shows_no_seed_before_the_end(listed: dict[str, Game], api: APIClient) -> None:
+    results = {g["id"]: g for g in api.get("/api/v1/games/").json()["results"]}
+
+    assert results[listed["active"].pk]["seed"] is None
+    assert results[listed["finished"].pk]["seed"] == Game.objects.get(pk=listed["finished"].pk).seed
