@@ -1,0 +1,157 @@
+"""Ladder speed: built-in matches through Celery workers, against the same matches in-process.
+
+    python benchmarks/ladder.py [--matches 12] [--seats 4]
+
+Needs PostgreSQL and Redis (``DATABASE_URL``'s server and ``REDIS_URL``; defaults are the
+local ones). It recreates a database ``cya_ladder_bench``, migrates it, registers
+``--seats`` built-in versions (shark, greedy, random, ...) and creates ``--matches``
+ladder matches (duplicate deals: one game per seat rotation), then:
+
+1. ladder: starts one Celery worker with 2 worker processes on its own queue, sends one
+   ``bots.play_match`` task per match, and times until every match is finished and rated
+   (games are written to the database, ratings applied);
+2. in-process: plays the same matches (same seeds, same strategies, same rotations) in
+   one process with the engine and strategies only, no database and no broker.
+
+``ratio`` compares per-core throughput: ladder games/s over twice the in-process rate.
+The last line is read by tools:
+``ladder_games_per_s=<n> inprocess_games_per_s=<n> ratio=<ladder/(inprocess*2)>``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from random import Random
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DB = "cya_ladder_bench"
+STRATEGY_CYCLE = ("shark", "greedy", "random", "shark", "greedy", "random")
+
+
+def database_url() -> str:
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit("benchmarks/ladder.py needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+
+
+def recreate(url: str) -> None:
+    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=12)
+    parser.add_argument("--seats", type=int, default=4)
+    args = parser.parse_args()
+
+    url = database_url()
+    recreate(url)
+    queue = f"ladder-bench-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "benchmark-only-secret-key",
+        "LADDER_TABLES": "0",  # no beat-scheduled matches: only the benchmark's
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from accounts.models import User
+    from bots import services
+    from bots.models import Bot, BotVersion, Match
+    from bots.strategies import strategy
+    from bots.strategies.view import SeatView
+    from cya_site.celery import app
+    from games.engine import RuleSet, apply, new_game
+
+    app.conf.task_default_queue = queue
+    versions = []
+    for i in range(args.seats):
+        owner = User.objects.create_user(f"bench-owner-{i}")
+        name = STRATEGY_CYCLE[i % len(STRATEGY_CYCLE)]
+        bot = services.bot_create(owner=services.platform_user(), name=f"bench-{i}", kind="builtin")
+        Bot.objects.filter(pk=bot.pk).update(owner=owner)
+        versions.append(BotVersion.objects.create(bot=bot, number=1, strategy=name, status="ready"))
+    rules = RuleSet.preset("2021", seats=args.seats)
+    matches = [
+        services.match_create(versions=versions, rules=rules, seed=1000 + m)
+        for m in range(args.matches)
+    ]
+    games = sum(m.match_games.count() for m in matches)
+
+    # 1. the ladder: one worker with 2 processes, one task per match
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "--app", "cya_site", "worker", "--queues", queue,
+         "--concurrency", "2", "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # let the worker connect before the clock starts
+        started = time.monotonic()
+        for match in matches:
+            app.send_task("bots.play_match", args=[match.pk], queue=queue)
+        while (
+            Match.objects.filter(pk__in=[m.pk for m in matches])
+            .exclude(status__in=(Match.Status.FINISHED, Match.Status.VOIDED))
+            .exists()
+        ):
+            time.sleep(0.05)
+        ladder_seconds = time.monotonic() - started
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=60)
+    voided = Match.objects.filter(pk__in=[m.pk for m in matches], status="voided").count()
+    if voided:
+        sys.exit(f"{voided} matches were voided: see the worker's log")
+    ladder_rate = games / ladder_seconds
+
+    # 2. the same matches in process: engine and strategies, no database, no broker
+    names = [v.strategy for v in versions]
+    n = args.seats
+    started_cpu = time.process_time()
+    for match in matches:
+        for rotation in range(n):
+            seats = [strategy(names[(s - rotation) % n]) for s in range(n)]
+            state = new_game(rules, match.seed)
+            game_id = 0
+            while not state.over:
+                seat = state.to_act
+                rng = Random(f"{match.seed}:{game_id}:{state.version}")
+                state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
+    inprocess_rate = games / (time.process_time() - started_cpu)
+
+    print(f"{len(matches)} matches x {n} rotations = {games} games of {n} seats")
+    print(f"ladder (Celery, 2 processes, PostgreSQL): {ladder_rate:.2f} games/s")
+    print(f"in-process (one core, no database):       {inprocess_rate:.2f} games/s")
+    ratio = ladder_rate / (inprocess_rate * 2)
+    print(
+        f"ladder_games_per_s={ladder_rate:.2f} inprocess_games_per_s={inprocess_rate:.2f} "
+        f"ratio={ratio:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

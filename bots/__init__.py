@@ -1,0 +1,1 @@
+"""Bot entries, the webhook protocol, built-in strategies and the match runner."""

@@ -1,0 +1,152 @@
+"""Bots over HTTP: entries, versions, bot tokens, strikes, the ladder and its matches."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.models import User
+from bots import ratings, services
+from bots.api.serializers import (
+    BotCreateInputSerializer,
+    BotSerializer,
+    BotTokenSerializer,
+    LeaderboardRowSerializer,
+    MatchSerializer,
+    StrikeSerializer,
+    TokenInputSerializer,
+    VersionCreateInputSerializer,
+    VersionSerializer,
+)
+from bots.models import Bot, BotVersion, Match, RatingChange, Strike
+from cya_site.errors import DomainError
+
+
+def _user(request: Request) -> User:
+    if not isinstance(request.user, User):
+        raise NotAuthenticated
+    return request.user
+
+
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
+    """Bot entries: anyone may look; owners register bots and their versions."""
+
+    serializer_class = BotSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    filterset_fields = ("kind",)
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        return Bot.objects.select_related("owner", "user").prefetch_related("versions")
+
+    def get_serializer_context(self) -> dict[str, object]:
+        return {**super().get_serializer_context(), "user": self.request.user}
+
+    @extend_schema(request=BotCreateInputSerializer, responses={201: BotSerializer})
+    def create(self, request: Request) -> Response:
+        """Register a bot (webhook or API client; built-in strategies are staff's)."""
+        data = BotCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = services.bot_create(owner=_user(request), **data.validated_data)
+        body = BotSerializer(
+            self.get_queryset().get(pk=bot.pk), context=self.get_serializer_context()
+        )
+        return Response(body.data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(methods=["get"], responses={200: VersionSerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=VersionCreateInputSerializer, responses={201: VersionSerializer}
+    )
+    @action(detail=True, methods=["get", "post"])
+    def versions(self, request: Request, pk: str) -> Response:
+        """List a bot's versions, or create a new immutable one (it is validated first)."""
+        bot = self.get_object()
+        context = self.get_serializer_context()
+        if request.method == "GET":
+            rows = bot.versions.select_related("bot").order_by("-number")
+            return Response(VersionSerializer(rows, many=True, context=context).data)
+        data = VersionCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = services.version_create(bot=bot, by=_user(request), **data.validated_data)
+        return Response(VersionSerializer(version, context=context).data, status=201)
+
+    @extend_schema(request=TokenInputSerializer, responses={201: BotTokenSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def tokens(self, request: Request, pk: str) -> Response:
+        """A token for an API-client bot to play with (shown once)."""
+        data = TokenInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = self.get_object()
+        token, key = services.bot_token_create(bot=bot, by=_user(request), **data.validated_data)
+        body = {"id": token.pk, "name": token.name, "prefix": token.prefix, "key": key}
+        return Response(BotTokenSerializer(body).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: StrikeSerializer(many=True)})
+    @action(detail=True, methods=["get"], permission_classes=[IsAuthenticated])
+    def strikes(self, request: Request, pk: str) -> Response:
+        """The bot's latest strikes and why (its owner and staff only)."""
+        bot = self.get_object()
+        user = _user(request)
+        if bot.owner_id != user.pk and not user.is_staff:
+            raise DomainError(
+                "permission_denied", "Only the bot's owner sees its strikes.", status=403
+            )
+        rows = Strike.objects.filter(control__version__bot=bot).select_related("control__seat")
+        return Response(StrikeSerializer(rows.order_by("-created_at")[:200], many=True).data)
+
+
+class LadderViewSet(viewsets.GenericViewSet[BotVersion]):
+    """The leaderboard: every ranked version by its conservative rating (mu - 3 sigma)."""
+
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    serializer_class = LeaderboardRowSerializer
+    pagination_class = None
+    queryset = BotVersion.objects.none()  # list() builds the board itself
+
+    @extend_schema(responses={200: LeaderboardRowSerializer(many=True)})
+    def list(self, request: Request) -> Response:
+        """Ranked versions, best first; provisional ratings are flagged."""
+        rows = BotVersion.objects.filter(
+            status=BotVersion.Status.READY, bot__is_active=True
+        ).select_related("bot__owner")
+        ordered = sorted(rows, key=lambda v: (-v.ordinal, -v.mu, v.pk))
+        board = [
+            {
+                "rank": i + 1,
+                "bot": v.bot.name,
+                "owner": v.bot.owner.username,
+                "version": v.number,
+                "version_id": v.pk,
+                "mu": v.mu,
+                "sigma": v.sigma,
+                "ordinal": v.ordinal,
+                "games_played": v.games_played,
+                "provisional": ratings.provisional(v.sigma, v.games_played),
+            }
+            for i, v in enumerate(ordered)
+        ]
+        return Response(LeaderboardRowSerializer(board, many=True).data)
+
+
+class MatchViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Match]
+):
+    """Ladder and validation matches, with each rating change explained."""
+
+    serializer_class = MatchSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    filterset_fields = ("kind", "status")
+
+    def get_queryset(self) -> QuerySet[Match]:
+        return Match.objects.prefetch_related(
+            "entries__version__bot",
+            "match_games",
+            Prefetch(
+                "rating_changes", queryset=RatingChange.objects.select_related("version__bot")
+            ),
+        )

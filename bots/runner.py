@@ -1,0 +1,219 @@
+"""Playing a match's games: built-in seats in process, webhooks called, API clients awaited.
+
+A game whose seats are all built-in (or on autopilot) is played in memory and written in
+one transaction (games.services.actions_record). A game with a webhook or API-client seat
+goes decision by decision through games.services.action_submit: the runner calls the
+webhook with the seat's deadline (per-decision limit plus what is left of its time bank)
+or waits for the API client to act, and turns every fault into a strike and the
+engine's safe default. Everything is resumable: each step starts from the game's stored
+version, so a rerun after a crash picks up where the last one stopped, and built-in
+choices are seeded by (match, game, version) so a rerun chooses the same.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from random import Random
+from typing import Any
+
+from django.utils import timezone
+
+from bots import services, webhook
+from bots.models import Bot, Match, SeatControl, Strike
+from bots.strategies import SeatView, strategy
+from cya_site.errors import DomainError
+from games import notify, store
+from games import services as game_services
+from games.engine import (
+    EngineError,
+    State,
+    action_from_json,
+    action_to_json,
+    apply,
+    default_action,
+)
+from games.models import Game
+from games.selectors import decision_payload
+
+AUTOPILOT = "greedy"
+
+
+def run_match(match: Match) -> Match:
+    """Play every game of the match to its end, then aggregate and rate (exactly once)."""
+    for mg in match.match_games.select_related("game").order_by("rotation"):
+        run_game(match, mg.game)
+    return services.match_finish(match=match)
+
+
+def _controls(game: Game) -> dict[int, SeatControl]:
+    rows = SeatControl.objects.filter(seat__game=game).select_related("seat", "version__bot__user")
+    return {c.seat.number: c for c in rows}
+
+
+def _in_process(control: SeatControl) -> bool:
+    return control.autopilot_since is not None or control.version.bot.kind == Bot.Kind.BUILTIN
+
+
+def _choose(match: Match, game: Game, state: State, control: SeatControl) -> int:
+    name = AUTOPILOT if control.autopilot_since is not None else control.version.strategy
+    rng = Random(f"{match.seed}:{game.pk}:{state.version}")
+    return strategy(name).choose(SeatView(state, state.to_act), rng)
+
+
+def run_game(match: Match, game: Game) -> Game:
+    """Play one game to its end (or resume it)."""
+    controls = _controls(game)
+    if all(_in_process(c) for c in controls.values()):
+        return _run_in_memory(match, game, controls)
+    while True:
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            return game
+        state = store.load_state(game)
+        control = SeatControl.objects.select_related("seat", "version__bot__user").get(
+            pk=controls[state.to_act].pk
+        )
+        _step(match, game, state, control)
+
+
+def _run_in_memory(match: Match, game: Game, controls: dict[int, SeatControl]) -> Game:
+    game.refresh_from_db()
+    if game.status != Game.Status.ACTIVE:
+        return game
+    start = game.version
+    state = store.load_state(game)
+    actions: list[tuple[int, int]] = []
+    while not state.over:
+        seat = state.to_act
+        code = _choose(match, game, state, controls[seat])
+        state = apply(state, code)[0]
+        actions.append((seat, code))
+    return game_services.actions_record(game=game, version=start, actions=actions, origin="builtin")
+
+
+def _step(match: Match, game: Game, state: State, control: SeatControl) -> None:
+    kind = control.version.bot.kind
+    if _in_process(control):
+        origin = "autopilot" if control.autopilot_since is not None else "builtin"
+        _submit(game, state, control, _choose(match, game, state, control), origin)
+    elif kind == Bot.Kind.WEBHOOK:
+        _ask_webhook(match, game, state, control)
+    else:
+        _await_client(match, game, state, control)
+
+
+def _submit(game: Game, state: State, control: SeatControl, code: int, origin: str) -> bool:
+    """Submit an action for the seat; False when the game moved on first (nothing applied)."""
+    try:
+        game_services.action_submit(
+            game_id=game.pk,
+            user=control.version.bot.user,
+            action=action_to_json(code, state.rules.edition),
+            version=state.version,
+            origin=origin,
+        )
+    except DomainError as error:
+        if error.code in ("stale_version", "game_over"):
+            return False
+        raise
+    return True
+
+
+def _fault(
+    game: Game, state: State, control: SeatControl, reason: str, detail: str, elapsed_ms: int
+) -> None:
+    """A strike, then the engine's safe default in the seat's place."""
+    services.strike_record(
+        control=control,
+        game_version=state.version,
+        reason=reason,
+        detail=detail,
+        elapsed_ms=elapsed_ms,
+    )
+    _submit(game, state, control, default_action(state), "fallback")
+
+
+def _deadline_ms(match: Match, control: SeatControl) -> int:
+    return match.decision_ms + control.time_bank_ms
+
+
+def _ask_webhook(match: Match, game: Game, state: State, control: SeatControl) -> None:
+    payload, budget_ms = webhook_decision(
+        game.pk,
+        state,
+        decision_ms=match.decision_ms,
+        time_bank_ms=control.time_bank_ms,
+        now=timezone.now(),
+    )
+    version = control.version
+    answer = webhook.ask(version.url, version.secret, payload, timeout=budget_ms / 1000)
+    services.time_spend(
+        control=control, decision_ms=match.decision_ms, elapsed_ms=answer.elapsed_ms
+    )
+    verdict = judge(state, answer)
+    if verdict.fault is not None:
+        _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms)
+        return
+    _submit(game, state, control, verdict.action, "webhook")
+
+
+# --- a webhook seat's decision, shared with ``manage.py play`` (pure: no database) ------
+
+
+def webhook_decision(
+    game_id: int, state: State, *, decision_ms: int, time_bank_ms: int, now: datetime
+) -> tuple[dict[str, Any], int]:
+    """The body a webhook seat is sent, and its budget: the per-decision limit plus the bank."""
+    budget_ms = decision_ms + time_bank_ms
+    deadline = now + timedelta(milliseconds=budget_ms)
+    payload = decision_payload(game_id, state, deadline=deadline, time_bank_ms=time_bank_ms)
+    payload["decision_ms"] = decision_ms
+    return payload, budget_ms
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a webhook's answer comes to: the action to apply, and the strike if it was bad."""
+
+    action: int
+    fault: str | None = None
+    detail: str = ""
+
+
+def judge(state: State, answer: webhook.Answer) -> Verdict:
+    """The bot's action if it is well-formed and legal; else the safe default and why not."""
+    if answer.fault is not None or answer.action is None:
+        reason = answer.fault or Strike.Reason.MALFORMED
+        return Verdict(default_action(state), reason, answer.detail)
+    try:
+        code = action_from_json(answer.action, state.rules.edition)
+        apply(state, code, seat=state.to_act)
+    except EngineError as error:  # malformed or illegal: the engine's code says which
+        reason = (
+            Strike.Reason.MALFORMED if error.code == "malformed_action" else Strike.Reason.ILLEGAL
+        )
+        return Verdict(default_action(state), reason, f"{error.code}: {error}")
+    return Verdict(code)
+
+
+def _await_client(match: Match, game: Game, state: State, control: SeatControl) -> None:
+    """Wait for an API-client bot to act through the API, until its deadline."""
+    budget_ms = _deadline_ms(match, control)
+    deadline = timezone.now() + timedelta(milliseconds=budget_ms)
+    game_services.deadline_set(game=game, version=state.version, deadline=deadline)
+    started = time.monotonic()
+
+    def acted() -> bool:
+        row = Game.objects.filter(pk=game.pk).values_list("version", "status").get()
+        return row[0] > state.version or row[1] != Game.Status.ACTIVE
+
+    moved = notify.wait_for_change(game.pk, acted, budget_ms / 1000)
+    elapsed_ms = int((time.monotonic() - started) * 1000)
+    if moved:
+        services.time_spend(control=control, decision_ms=match.decision_ms, elapsed_ms=elapsed_ms)
+        return
+    _fault(
+        game, state, control, Strike.Reason.TIMEOUT, f"no action within {budget_ms} ms", elapsed_ms
+    )

@@ -1,0 +1,396 @@
+"""Every change to bots, versions and matches: one transaction each.
+
+Bots play as their own users through games.services, like anyone else. A match is set
+up as one game per seat rotation (duplicate deals: the same seed every time), every
+seat under a SeatControl; its result is rated exactly once, with the versions' rating
+rows locked so concurrent matches cannot lose each other's updates.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from accounts.models import ApiToken, User
+from accounts.services import token_create
+from bots import ratings
+from bots.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchEntry,
+    MatchGame,
+    RatingChange,
+    SeatControl,
+    Strike,
+)
+from bots.strategies import STRATEGIES
+from cya_site.errors import DomainError
+from games import services as game_services
+from games.engine import RuleSet
+from games.models import Game, Seat
+
+PLATFORM_USERNAME = "platform"
+MAX_STRIKES = 3
+LEASE_NAMESPACE = 0x626F7473  # "bots": the first key of a match's advisory lock
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,39}$")
+
+
+def platform_user() -> User:
+    """The staff account that owns built-in bots and deals ladder games."""
+    user, created = User.objects.get_or_create(
+        username=PLATFORM_USERNAME, defaults={"is_staff": True}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+# --- entries ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def bot_create(*, owner: User, name: str, kind: str, description: str = "") -> Bot:
+    """Register a bot; it gets its own bot user account to play as."""
+    if not NAME_PATTERN.match(name):
+        raise DomainError(
+            "invalid_bot_name",
+            "A bot name is 2-40 letters, digits, '-' or '_', starting with a letter or digit.",
+            {"name": name},
+        )
+    if kind not in Bot.Kind.values:
+        raise DomainError("invalid_bot_kind", f"kind must be one of {', '.join(Bot.Kind.values)}")
+    if kind == Bot.Kind.BUILTIN and not owner.is_staff:
+        raise DomainError(
+            "permission_denied", "Only staff register built-in strategies.", status=403
+        )
+    if Bot.objects.filter(name__iexact=name).exists():
+        raise DomainError("bot_name_taken", "A bot with this name exists.", {"name": name}, 409)
+    username = f"bot.{name}"
+    if User.objects.filter(username__iexact=username).exists():
+        raise DomainError("bot_name_taken", "A bot with this name exists.", {"name": name}, 409)
+    user = User.objects.create_user(username=username, is_bot=True)
+    user.set_unusable_password()
+    user.save(update_fields=["password"])
+    return Bot.objects.create(owner=owner, user=user, name=name, kind=kind, description=description)
+
+
+@transaction.atomic
+def version_create(
+    *,
+    bot: Bot,
+    by: User,
+    tag: str = "",
+    strategy: str = "",
+    url: str = "",
+    secret: str = "",
+) -> BotVersion:
+    """A new immutable version; it is validated (in a task) before it is ranked.
+
+    A new version starts from the previous version's mu with sigma re-inflated to the
+    default: it is probably about as strong, but that has to be shown again.
+    """
+    _require_owner(bot, by)
+    if bot.kind == Bot.Kind.BUILTIN:
+        if strategy not in STRATEGIES:
+            raise DomainError(
+                "unknown_strategy", f"strategy must be one of {', '.join(sorted(STRATEGIES))}"
+            )
+    elif strategy:
+        raise DomainError("invalid", "Only built-in bots take a strategy.", {"field": "strategy"})
+    if bot.kind == Bot.Kind.WEBHOOK:
+        if not url.startswith(("http://", "https://")):
+            raise DomainError("invalid", "A webhook bot needs an http(s) URL.", {"field": "url"})
+        if len(secret) < 16:
+            raise DomainError(
+                "invalid", "A webhook secret needs 16 characters or more.", {"field": "secret"}
+            )
+    elif url or secret:
+        raise DomainError("invalid", "Only webhook bots take a URL and secret.", {"field": "url"})
+    previous = bot.versions.order_by("-number").first()
+    version = BotVersion.objects.create(
+        bot=bot,
+        number=(previous.number + 1) if previous else 1,
+        tag=tag,
+        strategy=strategy,
+        url=url,
+        secret=secret,
+    )
+    if previous is not None:
+        version.mu = previous.mu
+        version.save(update_fields=["mu"])
+    from bots.tasks import validate_version
+
+    transaction.on_commit(lambda: validate_version.delay(version.pk))
+    return version
+
+
+@transaction.atomic
+def bot_token_create(*, bot: Bot, by: User, name: str) -> tuple[ApiToken, str]:
+    """A token for an API-client bot's own user (shown once): its owner's alone, as anyone's
+    tokens are their own (staff may revoke them, never issue them: a token plays as the bot)."""
+    if bot.owner_id != by.pk:
+        raise DomainError("permission_denied", "Only the bot's owner gets its tokens.", status=403)
+    if bot.kind != Bot.Kind.API_CLIENT:
+        raise DomainError("invalid_bot_kind", "Only API-client bots hold tokens.", status=409)
+    return token_create(user=bot.user, name=name)
+
+
+def owner_key(version: BotVersion) -> int:
+    """Who a version plays for at a table: its owner, except that the platform's built-in
+    baselines cannot collude, so each of them counts as its own owner."""
+    if version.bot.owner.username == PLATFORM_USERNAME:
+        return -version.pk
+    return version.bot.owner_id
+
+
+def _require_owner(bot: Bot, user: User) -> None:
+    if bot.owner_id != user.pk and not user.is_staff:
+        raise DomainError("permission_denied", "This bot is someone else's.", status=403)
+
+
+def webhook_secret() -> str:
+    """A strong random secret, offered to owners who have none."""
+    return secrets.token_urlsafe(32)
+
+
+# --- matches ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def match_create(
+    *,
+    versions: Sequence[BotVersion],
+    kind: str = Match.Kind.LADDER,
+    rules: RuleSet | None = None,
+    seed: int | None = None,
+    duplicate: bool = True,
+    decision_ms: int = 1000,
+    time_bank_ms: int = 15_000,
+) -> Match:
+    """A table of versions: one dealt game per rotation (duplicate deals), or one game."""
+    n = len(versions)
+    if kind == Match.Kind.LADDER and len({owner_key(v) for v in versions}) != n:
+        raise DomainError("same_owner", "Two versions of one owner never share a ladder table.")
+    rules = rules or RuleSet.preset("2021", seats=n)
+    if rules.seats != n:
+        raise DomainError("invalid_rules", f"The rules seat {rules.seats}, the match has {n}.")
+    match = Match.objects.create(
+        kind=kind,
+        rules=rules.to_json(),
+        seed=secrets.randbits(63) if seed is None else seed,
+        duplicate=duplicate,
+        decision_ms=decision_ms,
+        time_bank_ms=time_bank_ms,
+    )
+    MatchEntry.objects.bulk_create(
+        MatchEntry(match=match, version=v, position=p) for p, v in enumerate(versions)
+    )
+    dealer = platform_user()
+    for rotation in range(n if duplicate else 1):
+        game = game_services.game_create(by=dealer, rules=rules, take_seat=False)
+        for position, version in enumerate(versions):
+            game_services.game_join(
+                game=game, user=version.bot.user, seat=(position + rotation) % n
+            )
+        game_services.game_start(game=game, by=dealer, seed=match.seed)
+        MatchGame.objects.create(match=match, game=game, rotation=rotation)
+        SeatControl.objects.bulk_create(
+            SeatControl(
+                seat=Seat.objects.get(game=game, number=(position + rotation) % n),
+                version=version,
+                time_bank_ms=time_bank_ms,
+            )
+            for position, version in enumerate(versions)
+        )
+    return match
+
+
+@contextmanager
+def match_lease(match_id: int) -> Iterator[None]:
+    """Hold the match while the block runs: a second run of it (a task delivered twice)
+    waits here until the first ends, so one runner at a time asks its bots and records
+    its strikes.
+
+    A PostgreSQL session advisory lock: a worker that dies, even by SIGKILL, drops it
+    with its connection, and the redelivered task goes on. Without PostgreSQL (SQLite
+    for ``make run``, one worker) there is nothing to hold.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    key = [LEASE_NAMESPACE, match_id & 0x7FFFFFFF]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s::int4, %s::int4)", key)
+    try:
+        yield
+    finally:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", key)
+        except DatabaseError:  # the connection is gone, and the lock with it
+            pass
+
+
+def match_claim(*, match_id: int) -> Match | None:
+    """Mark a match running (a rerun after a crash resumes it); None once it has ended."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):
+            return None
+        match.status = Match.Status.RUNNING
+        match.attempts += 1
+        match.started_at = match.started_at or timezone.now()
+        match.save(update_fields=["status", "attempts", "started_at"])
+        return match
+
+
+@transaction.atomic
+def strike_record(
+    *, control: SeatControl, game_version: int, reason: str, detail: str, elapsed_ms: int
+) -> SeatControl:
+    """Log a strike; the third one hands the seat to the autopilot for the rest of the game."""
+    control = SeatControl.objects.select_for_update().get(pk=control.pk)
+    Strike.objects.create(
+        control=control,
+        game_version=game_version,
+        reason=reason,
+        detail=detail[:500],
+        elapsed_ms=elapsed_ms,
+    )
+    control.strikes += 1
+    control.time_bank_ms = bank_after_strike(control.time_bank_ms, reason)
+    if control.strikes >= MAX_STRIKES and control.autopilot_since is None:
+        control.autopilot_since = timezone.now()
+    control.save(update_fields=["strikes", "time_bank_ms", "autopilot_since"])
+    return control
+
+
+def time_spend(*, control: SeatControl, decision_ms: int, elapsed_ms: int) -> None:
+    """Charge time beyond the per-decision limit to the seat's bank."""
+    if elapsed_ms > decision_ms:
+        SeatControl.objects.filter(pk=control.pk).update(
+            time_bank_ms=bank_after_answer(control.time_bank_ms, decision_ms, elapsed_ms)
+        )
+
+
+# The time-control rules themselves, pure, so ``manage.py play`` keeps the same clock.
+
+
+def bank_after_answer(time_bank_ms: int, decision_ms: int, elapsed_ms: int) -> int:
+    """The time bank after an answer: time beyond the per-decision limit is charged to it."""
+    return max(0, time_bank_ms - max(0, elapsed_ms - decision_ms))
+
+
+def bank_after_strike(time_bank_ms: int, reason: str) -> int:
+    """The time bank after a strike: a timeout has used all of it."""
+    return 0 if reason == Strike.Reason.TIMEOUT else time_bank_ms
+
+
+@transaction.atomic
+def match_finish(*, match: Match) -> Match:
+    """Aggregate the games and rate the entries: exactly once, whatever reruns happen."""
+    match = Match.objects.select_for_update().get(pk=match.pk)
+    if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):  # a void is never rated
+        return match
+    entries = list(match.entries.select_related("version"))
+    standings = _standings(match, entries)
+    places = ratings.ranks(standings)
+    by_version = {s.key: s for s in standings}
+    for entry in entries:
+        s = by_version[entry.version_id]
+        entry.place = places[entry.version_id]
+        entry.dollars = s.dollars
+        entry.forfeited = s.forfeited
+    MatchEntry.objects.bulk_update(entries, ["place", "dollars", "forfeited"])
+    match.status = Match.Status.FINISHED
+    match.finished_at = timezone.now()
+    match.result = {
+        "places": {str(e.version_id): e.place for e in entries},
+        "dollars": {str(e.version_id): e.dollars for e in entries},
+    }
+    if match.kind == Match.Kind.LADDER and match.rated_at is None:
+        _rate(match, standings)
+        match.rated_at = timezone.now()
+    match.save()
+    return match
+
+
+def _standings(match: Match, entries: list[MatchEntry]) -> list[ratings.Standing]:
+    controls = SeatControl.objects.filter(seat__game__match_game__match=match)
+    totals: dict[int, dict[str, Any]] = {
+        e.version_id: {"places": 0, "dollars": 0, "forfeited": False} for e in entries
+    }
+    for control in controls.select_related("seat"):
+        seat = control.seat
+        total = totals[control.version_id]
+        total["places"] += seat.place or 0
+        total["dollars"] += seat.tally or 0
+        total["forfeited"] |= control.autopilot_since is not None
+    return [ratings.Standing(key=k, **v) for k, v in totals.items()]
+
+
+def _rate(match: Match, standings: list[ratings.Standing]) -> None:
+    ids = sorted(s.key for s in standings)
+    locked = {
+        v.pk: v for v in BotVersion.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    }
+    changes = ratings.rate(standings, {k: (v.mu, v.sigma) for k, v in locked.items()})
+    games = match.match_games.count()
+    for change in changes:
+        version = locked[change.key]
+        version.mu, version.sigma = change.mu_after, change.sigma_after
+        version.games_played += games
+        version.matches_played += 1
+        RatingChange.objects.create(
+            match=match,
+            version=version,
+            mu_before=change.mu_before,
+            sigma_before=change.sigma_before,
+            mu_after=change.mu_after,
+            sigma_after=change.sigma_after,
+            expected_place=change.expected_place,
+            actual_place=change.place,
+        )
+    BotVersion.objects.bulk_update(
+        locked.values(), ["mu", "sigma", "games_played", "matches_played"]
+    )
+
+
+@transaction.atomic
+def match_void(*, match: Match, reason: str) -> Match:
+    """A platform fault: the match and its unfinished games end without a result."""
+    match = Match.objects.select_for_update().get(pk=match.pk)
+    if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):
+        return match
+    dealer = platform_user()
+    for mg in match.match_games.select_related("game"):
+        if mg.game.status in (Game.Status.OPEN, Game.Status.ACTIVE):
+            game_services.game_abort(game=mg.game, by=dealer, reason="platform_fault")
+    match.status = Match.Status.VOIDED
+    match.void_reason = reason[:200]
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "void_reason", "finished_at"])
+    return match
+
+
+@transaction.atomic
+def version_validated(*, version: BotVersion, passed: bool, log: list[str]) -> BotVersion:
+    """Record a validation: a passing version is ranked, older ready ones retire."""
+    version = BotVersion.objects.select_for_update().get(pk=version.pk)
+    version.validation_log = log
+    version.validated_at = timezone.now()
+    version.status = BotVersion.Status.READY if passed else BotVersion.Status.FAILED
+    version.save(update_fields=["validation_log", "validated_at", "status"])
+    if passed:
+        BotVersion.objects.filter(bot=version.bot, status=BotVersion.Status.READY).exclude(
+            pk=version.pk
+        ).update(status=BotVersion.Status.RETIRED)
+    return version

@@ -1,0 +1,65 @@
+"""Validating a new version: the handshake, then one game at a full table of built-ins.
+
+A version is ranked only once it has answered the handshake (webhook bots) and finished
+a validation game without being put on autopilot (fewer than three strikes). Its owner
+sees the log: the handshake's answer, every strike with its reason, and the game.
+"""
+
+from __future__ import annotations
+
+from bots import runner, services, webhook
+from bots.models import Bot, BotVersion, Match, SeatControl
+from games.engine import RuleSet
+
+BUILTIN_OPPONENTS = ("shark", "greedy", "random")
+
+
+def builtin_versions() -> list[BotVersion]:
+    """The platform's built-in bots (created on first use), one ready version each."""
+    owner = services.platform_user()
+    out = []
+    for name in BUILTIN_OPPONENTS:
+        bot = Bot.objects.filter(name=f"builtin-{name}").first()
+        if bot is None:
+            bot = services.bot_create(owner=owner, name=f"builtin-{name}", kind=Bot.Kind.BUILTIN)
+        version = bot.versions.filter(status=BotVersion.Status.READY).first()
+        if version is None:
+            version = BotVersion.objects.create(
+                bot=bot, number=bot.versions.count() + 1, strategy=name,
+                status=BotVersion.Status.READY, validation_log=["built in"],
+            )  # fmt: skip
+        out.append(version)
+    return out
+
+
+def validate(version: BotVersion) -> BotVersion:
+    """Run the handshake and the validation game; record the verdict and its log."""
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALIDATING)
+    log: list[str] = []
+    if version.bot.kind == Bot.Kind.WEBHOOK:
+        try:
+            info = webhook.handshake(version.url, version.secret)
+        except webhook.HandshakeError as error:
+            log.append(f"handshake failed ({error.reason}): {error.detail}")
+            return services.version_validated(version=version, passed=False, log=log)
+        log.append(f"handshake: {info.get('name')!r}, protocol {info.get('protocol_version')}")
+    busy = (Match.Status.SCHEDULED, Match.Status.RUNNING)  # left by a run that crashed
+    match = Match.objects.filter(
+        kind=Match.Kind.VALIDATION, status__in=busy, entries__version=version
+    ).first()
+    if match is None:
+        versions = [version, *builtin_versions()]
+        match = services.match_create(
+            versions=versions,
+            kind=Match.Kind.VALIDATION,
+            rules=RuleSet.preset("2021", seats=len(versions)),
+            duplicate=False,
+        )
+    log.append(f"validation game {match.match_games.get().game_id} (match {match.pk})")
+    runner.run_match(match)
+    control = SeatControl.objects.get(seat__game__match_game__match=match, version=version)
+    for strike in control.strike_log.all():
+        log.append(f"strike at decision {strike.game_version}: {strike.reason} ({strike.detail})")
+    passed = control.autopilot_since is None
+    log.append("passed" if passed else "failed: three strikes put the seat on autopilot")
+    return services.version_validated(version=version, passed=passed, log=log)

@@ -1,0 +1,79 @@
+"""Match helpers: short rules for fast matches, and what every played match must show in
+the database, checked from the rows alone.
+
+The engine state before each logged action is rebuilt from the game's seed and its log
+(not from the platform's cache), so a check such as "this fallback was the engine's safe
+default" compares the stored action with what the engine says, independently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from bots.models import Match, MatchEntry, RatingChange, SeatControl
+from games import store
+from games.engine import RuleSet, State, new_game
+from games.models import Event, Game
+
+
+def quick(seats: int) -> RuleSet:
+    """The 2021 rules with the quick ending: one round a game, so matches stay short."""
+    return replace(RuleSet.preset("2021", seats=seats), ending="quick")
+
+
+def states_before(game: Game) -> Iterator[tuple[Event, State]]:
+    """Each logged action of ``game`` with the engine state it was applied to."""
+    state = new_game(store.rules_of(game), game.seed or 0)
+    for event in Event.objects.filter(game=game, seq__gt=0).order_by("seq"):
+        yield event, state
+        state = store.replay_one(state, event.action_code)
+
+
+def state_at(game: Game, version: int) -> State:
+    """The engine state of ``game`` at ``version``, rebuilt from its seed and log."""
+    for _, state in states_before(game):
+        if state.version == version:
+            return state
+    raise AssertionError(f"game {game.pk} never was at version {version}")
+
+
+def assert_gap_free_log(game: Game) -> None:
+    """The log is 0, 1, ..., version: one event per version, none lost or doubled."""
+    game.refresh_from_db()
+    seqs = list(Event.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(game.version + 1)), (game.pk, seqs[-5:], game.version)
+
+
+def assert_finished_once(match: Match) -> None:
+    """Finished, every game finished with a gap-free log, one rating change per entry."""
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED, (match.status, match.void_reason)
+    games = Game.objects.filter(match_game__match=match)
+    assert games.count() == (match.entries.count() if match.duplicate else 1)
+    for game in games:
+        assert game.status == Game.Status.FINISHED
+        assert_gap_free_log(game)
+    entries = MatchEntry.objects.filter(match=match)
+    assert all(e.place is not None for e in entries)
+    if match.kind == Match.Kind.LADDER:
+        assert match.rated_at is not None
+        changes = RatingChange.objects.filter(match=match)
+        assert sorted(changes.values_list("version_id", flat=True)) == sorted(
+            entries.values_list("version_id", flat=True)
+        )
+
+
+def control_of(match: Match, version_id: int, rotation: int = 0) -> SeatControl:
+    """The seat control of a version in one game of the match."""
+    return SeatControl.objects.select_related("seat").get(
+        seat__game__match_game__match=match,
+        seat__game__match_game__rotation=rotation,
+        version_id=version_id,
+    )
+
+
+def seat_origins(control: SeatControl) -> list[str]:
+    """The origin of every action logged for the control's seat, in order."""
+    rows = Event.objects.filter(game_id=control.seat.game_id, seat=control.seat.number, seq__gt=0)
+    return list(rows.order_by("seq").values_list("origin", flat=True))
