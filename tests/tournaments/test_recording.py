@@ -1,0 +1,636 @@
+"""Recording real-table games (tournaments.recording): enter, confirm, dispute, correct.
+
+Every refusal is checked twice: its stable code and status, and that nothing was written
+(no ledger record, no vote, no change-log line, no result). The HTTP side of the same
+flows is in test_recording_api.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import time_machine
+
+from accounts.models import User
+from cya_site.errors import DomainError
+from games.engine import EngineError, RuleSet
+from games.models import Game, Round, RoundScore, Seat
+from tests.factories import UserFactory
+from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
+from tournaments import recording, selectors, services
+from tournaments.models import ChangeLog, Competitor, GameEntry, Result, ScoreRecord, ScoreVote
+
+CLASSIC_2 = RuleSet.preset("2021")  # first to $1,000,000
+
+
+def ledger(game: Game) -> list[tuple[int, str, str, list[int]]]:
+    return [
+        (r.round_number, r.kind, r.status, r.dollars)
+        for r in ScoreRecord.objects.filter(game=game).order_by("id")
+    ]
+
+
+def snapshot(club: Club) -> tuple[int, int, int, int]:
+    """Counts of everything a refused request must leave alone."""
+    comp = club.competition
+    return (
+        ScoreRecord.objects.count(),
+        ScoreVote.objects.count(),
+        ChangeLog.objects.filter(competition=comp).count(),
+        Result.objects.filter(competition=comp).count(),
+    )
+
+
+def refused(code: str, status: int, call: object, *args: object, **kwargs: object) -> DomainError:
+    """Call, expect a refusal with this code and HTTP status (the engine's errors too)."""
+    assert callable(call)
+    with pytest.raises((DomainError, EngineError)) as error:
+        call(*args, **kwargs)
+    value = error.value
+    assert isinstance(value, DomainError | EngineError)
+    assert (value.code, value.http_status) == (code, status)
+    return value  # type: ignore[return-value]  # an EngineError has the same fields
+
+
+# --- opening a recorded game ------------------------------------------------------------
+
+
+def test_a_seated_player_opens_a_recorded_game_with_the_table_in_seat_order(
+    club: Club, bob: User
+) -> None:
+    game = recorded_game(club, bob, ["Bob", "Dora", "Alice"])
+    assert game.mode == Game.Mode.RECORDED
+    assert game.status == Game.Status.ACTIVE
+    assert game.seat_count == 3
+    seats = list(Seat.objects.filter(game=game).values_list("number", "user__username"))
+    assert seats == [(0, "bob"), (1, None), (2, "alice")]  # Dora is a guest: no account
+    entries = GameEntry.objects.filter(game=game).order_by("seat")
+    assert [e.competitor.name for e in entries] == ["Bob", "Dora", "Alice"]
+    assert all(e.night == club.night for e in entries)
+    change = ChangeLog.objects.get(competition=club.competition, action="game_recorded")
+    assert change.actor == bob
+    assert change.after == {"players": ["Bob", "Dora", "Alice"]}
+
+
+def test_an_organiser_who_does_not_play_may_open_a_game(club: Club, olga: User) -> None:
+    game = recorded_game(club, olga, ["Alice", "Bob"])
+    assert game.created_by == olga
+
+
+def test_someone_neither_seated_nor_organising_cannot_open_a_game(club: Club, carol: User) -> None:
+    before = (Game.objects.count(), snapshot(club))
+    refused("permission_denied", 403, recorded_game, club, carol, ["Alice", "Bob"])
+    assert (Game.objects.count(), snapshot(club)) == before
+
+
+def test_a_player_cannot_sit_twice_at_one_table(club: Club, alice: User) -> None:
+    before = Game.objects.count()
+    refused("duplicate_competitor", 400, recorded_game, club, alice, ["Alice", "Alice"])
+    assert Game.objects.count() == before
+
+
+def test_players_of_another_competition_cannot_sit_at_the_table(
+    club: Club, olga: User, alice: User
+) -> None:
+    other = services.competition_create(kind="tournament", name="Cup", tiebreaks=[], best_of=None)
+    stranger = Competitor.objects.create(competition=other, name="Zed", number=0)
+    refused(
+        "not_a_competitor",
+        400,
+        recording.recorded_game_create,
+        by=olga,
+        competition=club.competition,
+        competitors=[club.players["Alice"], stranger],
+        rules=QUICK,
+    )
+    assert not GameEntry.objects.filter(competitor=stranger).exists()
+
+
+def test_more_seats_than_the_rules_allow_are_refused_by_the_engine(club: Club, olga: User) -> None:
+    extra = [
+        services.competitor_add(competition=club.competition, by=olga, name=f"Guest {i}")
+        for i in range(3)
+    ]
+    before = Game.objects.count()
+    refused(
+        "invalid_rules",
+        400,
+        recording.recorded_game_create,
+        by=olga,
+        competition=club.competition,
+        competitors=[*club.at("Alice", "Bob", "Carol", "Dora"), *extra],
+        rules=QUICK,
+    )
+    assert Game.objects.count() == before
+
+
+# --- entering and confirming ---------------------------------------------------------------
+
+
+def test_a_round_entered_by_a_player_waits_for_every_other_seated_account(
+    club: Club, alice: User, bob: User, carol: User
+) -> None:
+    game = recorded_game(club, bob, ["Alice", "Bob", "Carol", "Dora"])
+    record = recording.round_record(game=game, by=bob, dollars=[300_000, 200_000, 100_000, 0])
+    assert (record.round_number, record.kind, record.status) == (1, "enter", "pending")
+    assert list(record.votes.values_list("voter__username", "verdict")) == [("bob", "confirm")]
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED  # the quick game ends after its round...
+    assert game.winners == [0]
+    assert not Result.objects.filter(competition=club.competition).exists()  # ...unconfirmed
+
+    recording.round_vote(record=record, by=alice, verdict="confirm")
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.PENDING  # carol has not confirmed
+    assert not Result.objects.exists()
+
+    recording.round_vote(record=record, by=carol, verdict="confirm")
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.CONFIRMED  # Dora is a guest: nobody to ask
+    results = Result.objects.filter(competition=club.competition, valid_to__isnull=True)
+    by_name = {r.competitor.name: r for r in results}
+    assert {n: r.place for n, r in by_name.items()} == {"Alice": 1, "Bob": 2, "Carol": 3, "Dora": 4}
+    assert by_name["Alice"].won
+    assert by_name["Alice"].dollars == 300_000
+    assert by_name["Alice"].dsi == pytest.approx(2.0)  # $300k of a $600k table of 4
+    assert by_name["Dora"].dsi == 0.0
+    assert by_name["Bob"].placement == pytest.approx(2 / 3)
+    actions = list(
+        ChangeLog.objects.filter(competition=club.competition)
+        .order_by("id")
+        .values_list("action", "actor__username")
+    )
+    assert actions[-3:] == [
+        ("round_entered", "bob"),
+        ("round_confirmed", "alice"),
+        ("round_confirmed", "carol"),
+    ]
+
+
+def test_the_games_rounds_tallies_and_places_follow_the_entered_rounds(
+    club: Club, olga: User
+) -> None:
+    game = settled_game(
+        club,
+        olga,
+        ["Alice", "Bob"],
+        [400_000, 300_000],
+        [300_000, 500_000],
+        [400_000, 100_000],
+        rules=CLASSIC_2,
+    )
+    assert game.status == Game.Status.FINISHED
+    assert game.winners == [0]  # $1,100,000 against $900,000
+    assert Round.objects.filter(game=game).count() == 3
+    tallies = list(
+        RoundScore.objects.filter(round__game=game, round__number=3)
+        .order_by("seat__number")
+        .values_list("tally", flat=True)
+    )
+    assert tallies == [1_100_000, 900_000]
+    assert list(Seat.objects.filter(game=game).values_list("place", "round_wins")) == [
+        (1, 2),
+        (2, 1),
+    ]
+
+
+def test_an_organiser_who_does_not_play_settles_a_round_by_entering_it(
+    club: Club, olga: User
+) -> None:
+    game = recorded_game(club, olga, ["Alice", "Bob", "Carol"])
+    record = recording.round_record(game=game, by=olga, dollars=[10_000, 20_000, 30_000])
+    assert record.status == ScoreRecord.Status.CONFIRMED
+    assert record.votes.get().as_organiser
+    assert Result.objects.filter(competition=club.competition, valid_to__isnull=True).count() == 3
+
+
+def test_a_table_of_one_account_and_guests_is_confirmed_by_that_account_entering_it(
+    club: Club, alice: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Dora"])
+    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000])
+    assert record.status == ScoreRecord.Status.CONFIRMED
+
+
+def test_an_organiser_confirmation_settles_a_pending_round(
+    club: Club, olga: User, bob: User
+) -> None:
+    game = recorded_game(club, bob, ["Alice", "Bob", "Carol"])
+    record = recording.round_record(game=game, by=bob, dollars=[10_000, 20_000, 30_000])
+    recording.round_vote(record=record, by=olga, verdict="confirm")
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.CONFIRMED
+    assert record.votes.get(voter=olga).as_organiser
+
+
+# --- refusals: nothing written ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dollars", "code"),
+    [
+        ([7_000, 0, 0], "impossible_dollars"),  # not a sum of 2021 cards
+        ([5_000, 0, 0], "impossible_dollars"),  # a single card is no set
+        ([2_000_000, 0, 0], "impossible_dollars"),  # more than the deck
+        ([700_000, 690_000, 0], "round_total_too_high"),  # together more than the deck
+        ([10_000, -10_000, 0], "negative_dollars"),
+        ([10_000, 20_000], "wrong_seat_count"),
+        ([10_000, 20_000, 0, 0], "wrong_seat_count"),
+    ],
+)
+def test_impossible_rounds_are_refused_with_422_and_nothing_is_written(
+    club: Club, alice: User, dollars: list[int], code: str
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob", "Carol"])
+    before = snapshot(club)
+    error = refused(code, 422, recording.round_record, game=game, by=alice, dollars=dollars)
+    assert error.message
+    assert snapshot(club) == before
+    game.refresh_from_db()
+    assert (game.status, game.version) == (Game.Status.ACTIVE, 0)
+
+
+def test_no_round_can_follow_the_one_that_ended_the_game(club: Club, olga: User) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
+    before = snapshot(club)
+    error = refused(
+        "game_already_ended", 422, recording.round_record, game=game, by=olga, dollars=[0, 10_000]
+    )
+    assert error.details == {"ended_after": 1}
+    assert snapshot(club) == before
+
+
+def test_a_classic_game_takes_rounds_until_someone_reaches_a_million(
+    club: Club, olga: User
+) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [600_000, 300_000], rules=CLASSIC_2)
+    assert game.status == Game.Status.ACTIVE
+    recording.round_record(game=game, by=olga, dollars=[400_000, 100_000])
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    refused("game_already_ended", 422, recording.round_record, game=game, by=olga, dollars=[0, 0])
+
+
+def test_someone_not_at_the_table_cannot_enter_a_round(club: Club, alice: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    outsider = UserFactory.create(username="mallory")
+    before = snapshot(club)
+    refused("not_seated", 403, recording.round_record, game=game, by=outsider, dollars=[10_000, 0])
+    assert snapshot(club) == before
+
+
+def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0])
+    before = snapshot(club)
+    refused("not_seated", 403, recording.round_vote, record=record, by=carol, verdict="confirm")
+    assert snapshot(club) == before
+
+
+def test_nobody_votes_twice_on_a_round(club: Club, alice: User, bob: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob", "Carol"])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0, 0])
+    refused("already_voted", 409, recording.round_vote, record=record, by=alice, verdict="confirm")
+    recording.round_vote(record=record, by=bob, verdict="confirm")
+    before = snapshot(club)
+    refused(
+        "already_voted",
+        409,
+        recording.round_vote,
+        record=record,
+        by=bob,
+        verdict="dispute",
+        reason="changed my mind",
+    )
+    assert snapshot(club) == before
+
+
+@pytest.mark.parametrize("reason", ["", "   "])
+def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0])
+    before = snapshot(club)
+    error = refused(
+        "reason_required",
+        400,
+        recording.round_vote,
+        record=record,
+        by=bob,
+        verdict="dispute",
+        reason=reason,
+    )
+    assert error.details == {"field": "reason"}
+    assert snapshot(club) == before
+
+
+def test_a_verdict_is_confirm_or_dispute(club: Club, alice: User, bob: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0])
+    refused("invalid", 400, recording.round_vote, record=record, by=bob, verdict="maybe")
+
+
+# --- disputes -----------------------------------------------------------------------------
+
+
+def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    recording.round_vote(record=record, by=bob, verdict="dispute", reason="I had the Gold")
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.DISPUTED
+    assert ChangeLog.objects.filter(action="round_disputed", reason="I had the Gold").exists()
+
+    before = snapshot(club)
+    refused("round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0])
+    assert snapshot(club) == before
+
+    recording.round_vote(record=record, by=olga, verdict="confirm")
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.CONFIRMED
+    assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).round_number == 2
+
+
+def test_a_dispute_freezes_the_next_entry_until_an_organiser_corrects(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    recording.round_vote(record=record, by=bob, verdict="dispute", reason="swap them")
+    correction = recording.round_correct(
+        game=game, round_number=1, by=olga, dollars=[200_000, 300_000], reason="recounted"
+    )
+    assert correction.status == ScoreRecord.Status.CONFIRMED
+    assert recording.round_record(game=game, by=bob, dollars=[10_000, 0]).round_number == 2
+
+
+def test_a_seated_organiser_confirms_as_a_player_and_settles_a_dispute_by_correcting(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    """olga plays at this table: her word counts as a player's, not as the organiser's."""
+    olgas = services.competitor_add(competition=club.competition, by=olga, name="Olga", user=olga)
+    game = recording.recorded_game_create(
+        by=olga,
+        competition=club.competition,
+        competitors=[olgas, club.players["Alice"]],
+        rules=CLASSIC_2,
+        night=club.night,
+    )
+    record = recording.round_record(game=game, by=olga, dollars=[300_000, 200_000])
+    assert record.status == ScoreRecord.Status.PENDING  # alice has not confirmed
+    recording.round_vote(record=record, by=alice, verdict="dispute", reason="too much")
+    refused("already_voted", 409, recording.round_vote, record=record, by=olga, verdict="confirm")
+    recording.round_correct(
+        game=game, round_number=1, by=olga, dollars=[250_000, 200_000], reason="recounted"
+    )
+    assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).round_number == 2
+
+
+def test_an_organisers_dispute_freezes_a_round_rather_than_settling_it(
+    club: Club, olga: User, staff: User, alice: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    recording.round_vote(record=record, by=olga, verdict="dispute", reason="photo disagrees")
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.DISPUTED
+    assert not Result.objects.filter(competition=club.competition).exists()
+    recording.round_vote(record=record, by=staff, verdict="confirm")  # staff organise too
+    record.refresh_from_db()
+    assert record.status == ScoreRecord.Status.CONFIRMED
+
+
+def test_a_vote_on_a_superseded_record_is_refused(club: Club, olga: User, alice: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    old = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    recording.round_correct(
+        game=game, round_number=1, by=olga, dollars=[300_000, 100_000], reason="typo"
+    )
+    refused("record_superseded", 409, recording.round_vote, record=old, by=olga, verdict="confirm")
+
+
+# --- corrections ------------------------------------------------------------------------------
+
+
+def test_a_correction_appends_to_the_ledger_and_logs_who_when_why_before_and_after(
+    club: Club, olga: User
+) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob", "Carol"], [300_000, 200_000, 100_000])
+    first = ScoreRecord.objects.get(game=game)
+    moment = dt.datetime(2030, 3, 4, 9, 30, tzinfo=dt.UTC)  # after the entry
+    with time_machine.travel(moment, tick=False):
+        correction = recording.round_correct(
+            game=game,
+            round_number=1,
+            by=olga,
+            dollars=[100_000, 200_000, 300_000],
+            reason="read the sheet upside down",
+        )
+    assert ledger(game) == [
+        (1, "enter", "confirmed", [300_000, 200_000, 100_000]),  # kept as it was
+        (1, "correct", "confirmed", [100_000, 200_000, 300_000]),
+    ]
+    assert correction.supersedes == first
+    assert correction.reason == "read the sheet upside down"
+    change = ChangeLog.objects.get(competition=club.competition, action="round_corrected")
+    assert (change.actor, change.created_at) == (olga, moment)
+    assert change.subject == f"game {game.pk} round 1"
+    assert change.reason == "read the sheet upside down"
+    assert change.before == [300_000, 200_000, 100_000]
+    assert change.after == [100_000, 200_000, 300_000]
+    game.refresh_from_db()
+    assert game.winners == [2]
+    current = Result.objects.filter(competition=club.competition, valid_to__isnull=True)
+    assert {r.competitor.name: r.place for r in current} == {"Alice": 3, "Bob": 2, "Carol": 1}
+    closed = Result.objects.filter(competition=club.competition, valid_to=moment)
+    # Bob's result did not change: his row stays valid, only the changed ones are replaced
+    assert {r.competitor.name: r.place for r in closed} == {"Alice": 1, "Carol": 3}
+    assert current.get(competitor__name="Bob").valid_from < moment
+
+
+def test_a_correction_is_checked_against_the_deck_and_the_ending(club: Club, olga: User) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [600_000, 300_000], rules=CLASSIC_2)
+    before = (ledger(game), snapshot(club))
+    refused(
+        "impossible_dollars",
+        422,
+        recording.round_correct,
+        game=game,
+        round_number=1,
+        by=olga,
+        dollars=[601_000, 300_000],
+        reason="typo",
+    )
+    recording.round_record(game=game, by=olga, dollars=[100_000, 100_000])
+    recording.round_record(game=game, by=olga, dollars=[100_000, 100_000])
+    before = (ledger(game), snapshot(club))
+    # round 2 raised to $400,000 would end the game there, before round 3
+    refused(
+        "game_already_ended",
+        422,
+        recording.round_correct,
+        game=game,
+        round_number=2,
+        by=olga,
+        dollars=[400_000, 100_000],
+        reason="typo",
+    )
+    assert (ledger(game), snapshot(club)) == before
+
+
+def test_only_organisers_correct_and_always_with_a_reason(
+    club: Club, olga: User, alice: User
+) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
+    before = snapshot(club)
+    refused(
+        "permission_denied",
+        403,
+        recording.round_correct,
+        game=game,
+        round_number=1,
+        by=alice,
+        dollars=[50_000, 100_000],
+        reason="I won really",
+    )
+    error = refused(
+        "reason_required",
+        400,
+        recording.round_correct,
+        game=game,
+        round_number=1,
+        by=olga,
+        dollars=[50_000, 100_000],
+        reason=" ",
+    )
+    assert error.details == {"field": "reason"}
+    error = refused(
+        "no_such_round",
+        404,
+        recording.round_correct,
+        game=game,
+        round_number=2,
+        by=olga,
+        dollars=[50_000, 100_000],
+        reason="typo",
+    )
+    assert error.details == {"rounds": 1}
+    assert snapshot(club) == before
+
+
+def test_removing_the_last_round_reopens_the_game_and_keeps_the_removed_record(
+    club: Club, olga: User
+) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
+    assert Result.objects.filter(valid_to__isnull=True).count() == 2
+    recording.round_correct(game=game, round_number=1, by=olga, dollars=None, reason="wrong table")
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    assert not Round.objects.filter(game=game).exists()
+    assert not Result.objects.filter(valid_to__isnull=True).exists()
+    assert ledger(game) == [
+        (1, "enter", "confirmed", [100_000, 50_000]),
+        (1, "void", "confirmed", [100_000, 50_000]),
+    ]
+    change = ChangeLog.objects.get(action="round_removed")
+    assert (change.before, change.after, change.reason) == ([100_000, 50_000], None, "wrong table")
+    # the table plays on: the next entry is round 1 again
+    record = recording.round_record(game=game, by=olga, dollars=[50_000, 100_000])
+    assert record.round_number == 1
+    game.refresh_from_db()
+    assert game.winners == [1]
+
+
+def test_only_the_last_round_can_be_removed(club: Club, olga: User) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
+    recording.round_record(game=game, by=olga, dollars=[100_000, 50_000])
+    refused(
+        "not_last_round",
+        400,
+        recording.round_correct,
+        game=game,
+        round_number=1,
+        by=olga,
+        dollars=None,
+        reason="oops",
+    )
+
+
+# --- idempotency ---------------------------------------------------------------------------------
+
+
+def test_a_retried_entry_with_the_same_key_returns_the_first_record_and_writes_nothing(
+    club: Club, alice: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="sheet-1-r1")
+    before = snapshot(club)
+    again = recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="sheet-1-r1")
+    assert again.pk == first.pk
+    assert snapshot(club) == before
+    second = recording.round_record(game=game, by=alice, dollars=[0, 10_000], key="sheet-1-r2")
+    assert second.round_number == 2
+
+
+def test_another_players_key_is_refused(club: Club, alice: User, bob: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="k")
+    before = snapshot(club)
+    refused(
+        "idempotency_key_reused",
+        409,
+        recording.round_record,
+        game=game,
+        by=bob,
+        dollars=[100_000, 0],
+        key="k",
+    )
+    assert snapshot(club) == before
+
+
+# --- guests ------------------------------------------------------------------------------------
+
+
+def test_a_guest_is_linked_to_an_account_and_keeps_their_results(
+    club: Club, olga: User, staff: User
+) -> None:
+    settled_game(club, olga, ["Dora", "Alice"], [100_000, 50_000])
+    dora = club.players["Dora"]
+    account = UserFactory.create(username="dora")
+    linked = services.competitor_link(competitor=dora, by=olga, user=account)
+    assert linked.user == account
+    assert linked.pk == dora.pk
+    row = selectors.standings(club.competition)[0]
+    assert (row["name"], row["competitor"], row["wins"]) == ("Dora", dora.pk, 1)
+    change = ChangeLog.objects.get(action="guest_linked")
+    assert (change.actor, change.subject, change.after) == (olga, "Dora", {"user": "dora"})
+    refused("already_linked", 409, services.competitor_link, competitor=dora, by=olga, user=staff)
+
+
+def test_a_guest_cannot_be_linked_to_an_account_already_entered(
+    club: Club, olga: User, alice: User
+) -> None:
+    refused(
+        "already_entered",
+        409,
+        services.competitor_link,
+        competitor=club.players["Dora"],
+        by=olga,
+        user=alice,
+    )
+    assert Competitor.objects.get(pk=club.players["Dora"].pk).user is None
+
+
+def test_only_an_organiser_links_a_guest(club: Club, alice: User) -> None:
+    account = UserFactory.create(username="dora")
+    refused(
+        "permission_denied",
+        403,
+        services.competitor_link,
+        competitor=club.players["Dora"],
+        by=alice,
+        user=account,
+    )
+    assert not ChangeLog.objects.filter(action="guest_linked").exists()

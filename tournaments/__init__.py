@@ -1,0 +1,1 @@
+"""Tournaments, leagues, ladders, ratings and standings."""

@@ -1,0 +1,20 @@
+from rest_framework.routers import SimpleRouter
+
+from tournaments.api.views import (
+    CompetitionViewSet,
+    LeagueViewSet,
+    NightViewSet,
+    RecordedGameViewSet,
+    SeasonViewSet,
+    TournamentViewSet,
+)
+
+router = SimpleRouter()
+router.register("leagues", LeagueViewSet, basename="league")
+router.register("seasons", SeasonViewSet, basename="season")
+router.register("nights", NightViewSet, basename="night")
+router.register("competitions", CompetitionViewSet, basename="competition")
+router.register("recorded-games", RecordedGameViewSet, basename="recorded-game")
+router.register("tournaments", TournamentViewSet, basename="tournament")
+
+urlpatterns = router.urls

@@ -1,0 +1,97 @@
+"""Deriving Result rows from games: one per competitor per counted game, kept temporal.
+
+A game counts for a competition once it has finished (a recorded game: every round
+confirmed too). When a counted game's outcome changes (a correction), its current rows
+are closed (``valid_to``) and new ones opened, so standings as of any earlier moment
+still see what was true then. Nothing here decides a rule: places and tallies come from
+the game's seats, which the engine (or the recorded rounds through it) already set.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Count, Q
+
+from games.models import Game, RoundScore, Seat
+from tournaments.models import Competition, GameEntry, Result, ScoreRecord
+from tournaments.ranking import normalised
+
+_FIELDS = ("table_size", "place", "points", "placement", "dollars", "dsi", "rounds_won", "won")
+
+
+def counts(game: Game) -> bool:
+    """Whether a game's result counts: finished, and (recorded) every round confirmed."""
+    if game.status != Game.Status.FINISHED:
+        return False
+    if game.mode == Game.Mode.RECORDED:
+        effective = ScoreRecord.objects.filter(game=game, superseded_by__isnull=True)
+        return not effective.exclude(status=ScoreRecord.Status.CONFIRMED).exists()
+    return True
+
+
+def rows_for(competition: Competition, game: Game) -> list[dict[str, object]]:
+    """The result rows a counted game gives this competition's competitors."""
+    seats = {s.number: s for s in Seat.objects.filter(game=game)}
+    n = game.seat_count
+    table_dollars = sum(s.tally or 0 for s in seats.values())
+    wins = dict(
+        RoundScore.objects.filter(round__game=game, won_round=True)
+        .values_list("seat__number")
+        .annotate(n=Count("id"))
+    )
+    out = []
+    for entry in GameEntry.objects.filter(competition=competition, game=game):
+        seat = seats[entry.seat]
+        place = seat.place or n
+        dollars = seat.tally or 0
+        placement = normalised(place, n)
+        out.append(
+            {
+                "competitor_id": entry.competitor_id,
+                "night_id": entry.night_id,
+                "table_size": n,
+                "place": place,
+                "points": placement,
+                "placement": placement,
+                "dollars": dollars,
+                "dsi": dollars * n / table_dollars if table_dollars else 1.0,
+                "rounds_won": wins.get(entry.seat, 0),
+                "won": seat.is_winner,
+            }
+        )
+    return out
+
+
+@transaction.atomic
+def sync_game(*, competition: Competition, game: Game, now: datetime) -> bool:
+    """Make the competition's current rows for a game match it; True if anything changed."""
+    current = {
+        r.competitor_id: r
+        for r in Result.objects.select_for_update().filter(
+            competition=competition, game=game, valid_to__isnull=True
+        )
+    }
+    wanted: dict[int, dict[str, object]] = {}
+    if counts(game):
+        wanted = {int(str(row["competitor_id"])): row for row in rows_for(competition, game)}
+    changed = False
+    for competitor_id, result in current.items():
+        row = wanted.get(competitor_id)
+        if row is not None and all(getattr(result, f) == row[f] for f in _FIELDS):
+            del wanted[competitor_id]  # unchanged: its current row stays valid
+            continue
+        result.valid_to = now
+        result.save(update_fields=["valid_to"])
+        changed = True
+    for row in wanted.values():
+        Result.objects.create(competition=competition, game=game, valid_from=now, **row)
+        changed = True
+    return changed
+
+
+def sync_competition(*, competition: Competition, now: datetime) -> int:
+    """Bring every game of a competition up to date; how many games changed."""
+    games = Game.objects.filter(Q(competition_entries__competition=competition)).distinct()
+    return sum(sync_game(competition=competition, game=g, now=now) for g in games)

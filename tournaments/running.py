@@ -1,0 +1,295 @@
+"""Running tournaments: entrants, seating every round, the tables' games, advancing rounds.
+
+Round robin plans every round at the start from the tournament's seed (tournaments.seating,
+so a plan can be reproduced); Swiss plans each round from the standings so far. A table
+plays a digital game (people), a recorded real-table game, or an unrated bot match run by
+Celery (bot tournaments: one task per table and a callback, tournaments.tasks). A round
+advances once all its games have ended: results are taken in, the next round is seated.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from bots import services as bot_services
+from bots.models import BotVersion, Match
+from cya_site.errors import DomainError
+from games import services as game_services
+from games.engine import RuleSet
+from games.models import Game
+from tournaments import notifications, recording, results, seating, selectors
+from tournaments.models import (
+    Competition,
+    Competitor,
+    GameEntry,
+    Tournament,
+    TournamentRound,
+)
+from tournaments.services import competition_create, log, require_organiser
+
+MAX_ROUNDS = 20
+
+
+@transaction.atomic
+def tournament_create(
+    *,
+    by: User,
+    name: str,
+    format: str,
+    entrants: str,
+    rules: RuleSet,
+    rounds: int,
+    table_sizes: list[int],
+    preferred_size: int,
+    tiebreaks: list[str] | None = None,
+    seed: int | None = None,
+    play: str = Tournament.Play.DIGITAL,
+    decision_ms: int = 1000,
+    time_bank_ms: int = 15_000,
+) -> Tournament:
+    """A tournament taking entrants; seating and games come when it starts."""
+    if format not in Tournament.Format.values:
+        raise DomainError("invalid", f"format must be one of {', '.join(Tournament.Format.values)}")
+    if entrants not in Tournament.Entrants.values:
+        raise DomainError("invalid", "entrants must be humans or bots", {"field": "entrants"})
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise DomainError("invalid", f"rounds must be from 1 to {MAX_ROUNDS}", {"field": "rounds"})
+    sizes = sorted(set(table_sizes))
+    if not sizes or any(not 2 <= s <= min(6, rules.max_players) for s in sizes):
+        raise DomainError("invalid", "table sizes must be from 2 to 6", {"field": "table_sizes"})
+    if preferred_size not in sizes:
+        raise DomainError(
+            "invalid", "the preferred size must be allowed", {"field": "preferred_size"}
+        )
+    if entrants == Tournament.Entrants.BOTS and play != Tournament.Play.DIGITAL:
+        raise DomainError("invalid", "bots play on the platform", {"field": "play"})
+    competition = competition_create(
+        kind=Competition.Kind.TOURNAMENT, name=name, tiebreaks=tiebreaks, best_of=None
+    )
+    tournament = Tournament.objects.create(
+        competition=competition,
+        organiser=by,
+        format=format,
+        entrants=entrants,
+        play=play,
+        rules=rules.to_json(),
+        rounds=rounds,
+        table_sizes=sizes,
+        preferred_size=preferred_size,
+        seed=secrets.randbits(62) if seed is None else seed,
+        decision_ms=decision_ms,
+        time_bank_ms=time_bank_ms,
+    )
+    log(competition, by, "tournament_created", name, after={"format": format, "rounds": rounds})
+    return tournament
+
+
+@transaction.atomic
+def entrant_add(
+    *,
+    tournament: Tournament,
+    by: User,
+    name: str = "",
+    user: User | None = None,
+    bot_version: BotVersion | None = None,
+) -> Competitor:
+    """An entrant: an account or guest name (people), or a ready bot version (bots)."""
+    from tournaments.services import competitor_add
+
+    # Locked and read afresh: an entrant joining while the start commits must not slip
+    # in unseated (the caller's copy may predate the start).
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status != Tournament.Status.DRAFT:
+        raise DomainError("tournament_started", "Entrants join before the start.", status=409)
+    if tournament.entrants == Tournament.Entrants.BOTS:
+        if bot_version is None or bot_version.status != BotVersion.Status.READY:
+            raise DomainError("invalid", "A bot tournament takes ready bot versions.")
+        name = name or f"{bot_version.bot.name} v{bot_version.number}"
+    else:
+        if bot_version is not None:
+            raise DomainError("invalid", "This tournament is for people.")
+        if user is None and tournament.play == Tournament.Play.DIGITAL:
+            raise DomainError("needs_accounts", "Online play needs an account for every entrant.")
+        name = name or (user.username if user else "")
+    if not name:
+        raise DomainError("invalid", "An entrant needs a name.", {"field": "name"})
+    return competitor_add(
+        competition=tournament.competition, by=by, name=name, user=user, bot_version=bot_version
+    )
+
+
+@transaction.atomic
+def tournament_start(*, tournament: Tournament, by: User) -> TournamentRound:
+    """Seat round one (round robin: every round) and start its games."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    require_organiser(tournament.competition, by)
+    if tournament.status != Tournament.Status.DRAFT:
+        raise DomainError("tournament_started", "The tournament has already started.", status=409)
+    n = tournament.competition.competitors.count()
+    try:
+        seating.table_sizes(n, tournament.table_sizes, tournament.preferred_size)
+    except ValueError as error:
+        raise DomainError("cannot_seat", str(error), {"entrants": n}) from None
+    tournament.status = Tournament.Status.RUNNING
+    tournament.save(update_fields=["status"])
+    planned = tournament.rounds if tournament.format == Tournament.Format.ROUND_ROBIN else 1
+    plan = seating.schedule(
+        n,
+        planned,
+        allowed=tournament.table_sizes,
+        preferred=tournament.preferred_size,
+        seed=tournament.seed,
+    )
+    for number, tables in enumerate(plan.rounds, start=1):
+        TournamentRound.objects.create(
+            tournament=tournament, number=number, plan=tables, status=TournamentRound.Status.SEATED
+        )
+    log(
+        tournament.competition,
+        by,
+        "tournament_started",
+        tournament.competition.name,
+        after={"quality": plan.quality.__dict__},
+    )
+    return _open(tournament, 1)
+
+
+def _open(tournament: Tournament, number: int) -> TournamentRound:
+    """Create the round's games from its plan, and start them."""
+    round_ = TournamentRound.objects.select_for_update().get(tournament=tournament, number=number)
+    competitors = {
+        c.number: c
+        for c in tournament.competition.competitors.select_related(
+            "user", "bot_version__bot__owner"
+        )
+    }
+    rules = RuleSet.from_json(tournament.rules)
+    matches = []
+    for index, table in enumerate(round_.plan):
+        seated = [competitors[i] for i in table]
+        table_rules = rules.with_options(seats=len(seated))
+        if tournament.entrants == Tournament.Entrants.BOTS:
+            match = bot_services.match_create(
+                versions=[c.bot_version for c in seated if c.bot_version],
+                kind=Match.Kind.FRIENDLY,
+                rules=table_rules,
+                duplicate=False,
+                decision_ms=tournament.decision_ms,
+                time_bank_ms=tournament.time_bank_ms,
+            )
+            matches.append(match.pk)
+            game = match.match_games.get().game
+            _enter(tournament, round_, index, game, seated)
+        elif tournament.play == Tournament.Play.RECORDED:
+            recording.recorded_game_create(
+                by=tournament.organiser,
+                competition=tournament.competition,
+                competitors=seated,
+                rules=table_rules,
+                round_=round_,
+                table=index,
+            )
+        else:
+            game = game_services.game_create(
+                by=tournament.organiser, rules=table_rules, take_seat=False
+            )
+            for seat, competitor in enumerate(seated):
+                assert competitor.user is not None
+                game_services.game_join(game=game, user=competitor.user, seat=seat)
+            game_services.game_start(game=game, by=tournament.organiser)
+            _enter(tournament, round_, index, game, seated)
+    round_.status = TournamentRound.Status.PLAYING
+    round_.save(update_fields=["status"])
+    if matches:
+        from tournaments.tasks import play_round
+
+        transaction.on_commit(lambda: play_round.delay(tournament.pk, number, matches))
+    return round_
+
+
+def _enter(
+    tournament: Tournament,
+    round_: TournamentRound,
+    table: int,
+    game: Game,
+    seated: list[Competitor],
+) -> None:
+    GameEntry.objects.bulk_create(
+        GameEntry(
+            competition=tournament.competition,
+            game=game,
+            seat=seat,
+            competitor=competitor,
+            round=round_,
+            table=table,
+        )
+        for seat, competitor in enumerate(seated)
+    )
+
+
+@transaction.atomic
+def round_advance(*, tournament: Tournament, number: int) -> TournamentRound | None:
+    """Close a round whose games have all ended; seat the next one or finish (idempotent).
+
+    Returns the next round, or None when the tournament has finished (or the round was
+    already closed).
+    """
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    round_ = TournamentRound.objects.select_for_update().get(tournament=tournament, number=number)
+    if round_.status == TournamentRound.Status.FINISHED:
+        return None
+    games = Game.objects.filter(competition_entries__round=round_).distinct()
+    unfinished = [g.pk for g in games if g.status in (Game.Status.OPEN, Game.Status.ACTIVE)]
+    if unfinished or not results_complete(tournament, games):
+        raise DomainError(
+            "round_not_finished", "Some tables have not finished.", {"games": unfinished}, 409
+        )
+    now = timezone.now()
+    for game in games:
+        if results.sync_game(
+            competition=tournament.competition, game=game, now=now
+        ) and results.counts(game):
+            notifications.result_ready(tournament.competition, game)
+    round_.status = TournamentRound.Status.FINISHED
+    round_.save(update_fields=["status"])
+    if number >= tournament.rounds:
+        tournament.status = Tournament.Status.FINISHED
+        tournament.save(update_fields=["status"])
+        standings = selectors.standings(tournament.competition)
+        notifications.publish(
+            tournament.competition,
+            "tournament.finished",
+            {"tournament": tournament.pk, "standings": _jsonable(standings)},
+        )
+        log(tournament.competition, None, "tournament_finished", tournament.competition.name)
+        return None
+    if tournament.format == Tournament.Format.SWISS:
+        _plan_swiss(tournament, number + 1)
+    return _open(tournament, number + 1)
+
+
+def results_complete(tournament: Tournament, games: Any) -> bool:
+    """Recorded games must also be confirmed before the round closes."""
+    return all(results.counts(g) or g.status == Game.Status.ABORTED for g in games)
+
+
+def _plan_swiss(tournament: Tournament, number: int) -> None:
+    history = seating.History()
+    for past in TournamentRound.objects.filter(tournament=tournament, number__lt=number).order_by(
+        "number"
+    ):
+        history.record(past.plan)
+    numbers = dict(tournament.competition.competitors.values_list("pk", "number"))
+    order = [numbers[row["competitor"]] for row in selectors.standings(tournament.competition)]
+    sizes = seating.table_sizes(len(order), tournament.table_sizes, tournament.preferred_size)
+    tables = seating.swiss_tables(order, sizes, history)
+    TournamentRound.objects.create(tournament=tournament, number=number, plan=tables)
+
+
+def _jsonable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [dict(row) for row in rows]

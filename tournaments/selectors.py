@@ -1,0 +1,189 @@
+"""Reads: standings (now or as of any moment), who organises what, change logs, exports."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Max, Q, QuerySet, Sum
+
+from accounts.models import User
+from tournaments import ranking
+from tournaments.models import Competition, Competitor, GameEntry, Result
+
+
+def organiser_ids(competition: Competition) -> set[int]:
+    """The users who run a competition (a league's organisers, a tournament's organiser)."""
+    if hasattr(competition, "tournament"):
+        return {competition.tournament.organiser_id}
+    league = competition.season.league
+    return {league.created_by_id, *league.organisers.values_list("pk", flat=True)}
+
+
+def is_organiser(competition: Competition, user: User | Any) -> bool:
+    """Whether the user may change this competition (staff always may)."""
+    if not isinstance(user, User):
+        return False
+    return user.is_staff or user.pk in organiser_ids(competition)
+
+
+def results_at(competition: Competition, as_of: datetime | None) -> QuerySet[Result]:
+    """The competition's result rows as they stood at ``as_of`` (None: now)."""
+    rows = Result.objects.filter(competition=competition)
+    if as_of is None:
+        return rows.filter(valid_to__isnull=True)
+    return rows.filter(valid_from__lte=as_of).filter(
+        Q(valid_to__isnull=True) | Q(valid_to__gt=as_of)
+    )
+
+
+class _Detail(ranking.Detail):
+    """Tie-break data from the database, fetched only for the entrants still tied."""
+
+    def __init__(self, rows: QuerySet[Result]) -> None:
+        self.rows = rows
+
+    def head_to_head(self, entrants: Sequence[int]) -> dict[int, float]:
+        games = (
+            self.rows.filter(competitor_id__in=entrants)
+            .values("game_id")
+            .annotate(n=Count("id"))
+            .filter(n__gt=1)
+            .values("game_id")
+        )
+        by_game: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for game_id, competitor_id, place in self.rows.filter(
+            competitor_id__in=entrants, game_id__in=games
+        ).values_list("game_id", "competitor_id", "place"):
+            by_game[game_id].append((competitor_id, place))
+        score = dict.fromkeys(entrants, 0.0)
+        for seated in by_game.values():  # one point per tied rival finished ahead of
+            for a, pa in seated:
+                score[a] += sum(
+                    1.0 if pa < pb else 0.5 if pa == pb else 0.0 for b, pb in seated if b != a
+                )
+        return score
+
+    def strength_of_schedule(self, entrants: Sequence[int]) -> dict[int, float]:
+        mine = list(
+            self.rows.filter(competitor_id__in=entrants).values_list("competitor_id", "game_id")
+        )
+        games = {g for _, g in mine}
+        opponents: dict[int, list[int]] = defaultdict(list)
+        for game_id, competitor_id in self.rows.filter(game_id__in=games).values_list(
+            "game_id", "competitor_id"
+        ):
+            opponents[game_id].append(competitor_id)
+        everyone = {c for cs in opponents.values() for c in cs}
+        average = dict(
+            self.rows.filter(competitor_id__in=everyone)
+            .values_list("competitor_id")
+            .annotate(Sum("placement"))
+        )
+        played = dict(
+            self.rows.filter(competitor_id__in=everyone)
+            .values_list("competitor_id")
+            .annotate(Count("id"))
+        )
+        out = {}
+        for entrant in entrants:
+            values = [
+                average[o] / played[o]
+                for g in {g for c, g in mine if c == entrant}
+                for o in opponents[g]
+                if o != entrant
+            ]
+            out[entrant] = sum(values) / len(values) if values else 0.0
+        return out
+
+
+def standings(competition: Competition, *, as_of: datetime | None = None) -> list[dict[str, Any]]:
+    """The ranked table: rank, competitor, totals, and the tie-breaks that separated them."""
+    rows = results_at(competition, as_of)
+    if competition.best_of:
+        rows = _best_nights(rows, competition.best_of)
+    aggregated = rows.values("competitor_id").annotate(
+        games=Count("id"),
+        points=Sum("points"),
+        placement_sum=Sum("placement"),
+        dsi_sum=Sum("dsi"),
+        rounds_won=Sum("rounds_won"),
+        wins=Count("id", filter=Q(won=True)),
+        best_dsi=Max("dsi"),
+        dollars=Sum("dollars"),
+    )
+    totals = [
+        ranking.Totals(
+            entrant=a["competitor_id"],
+            games=a["games"],
+            points=a["points"] or 0.0,
+            placement_sum=a["placement_sum"] or 0.0,
+            dsi_sum=a["dsi_sum"] or 0.0,
+            rounds_won=a["rounds_won"] or 0,
+            wins=a["wins"],
+            best_dsi=a["best_dsi"] or 0.0,
+            dollars=a["dollars"] or 0,
+        )
+        for a in aggregated
+    ]
+    seen = {t.entrant for t in totals}
+    for competitor_id in competition.competitors.exclude(pk__in=seen).values_list("pk", flat=True):
+        totals.append(ranking.Totals(competitor_id, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0))
+    order = competition.tiebreaks or list(ranking.DEFAULT_ORDER)
+    ranked = ranking.rank(totals, order, _Detail(rows), competition.lot_seed)
+    names = dict(Competitor.objects.filter(competition=competition).values_list("pk", "name"))
+    return [
+        {
+            "rank": position,
+            "competitor": t.entrant,
+            "name": names.get(t.entrant, ""),
+            "games": t.games,
+            "points": round(t.points, 4),
+            "placement": round(t.placement, 4),
+            "dsi": round(t.dsi, 4),
+            "rounds_won": t.rounds_won,
+            "wins": t.wins,
+            "best_dsi": round(t.best_dsi, 4),
+            "dollars": t.dollars,
+            "decided_by": decided,
+        }
+        for position, t, decided in ranked
+    ]
+
+
+def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:
+    """Only each competitor's ``best`` nights by points (ties: the earlier night)."""
+    per_night = rows.values("competitor_id", "night_id").annotate(points=Sum("points")).order_by()
+    keep: dict[int, list[tuple[float, int | None]]] = defaultdict(list)
+    for row in per_night:
+        keep[row["competitor_id"]].append((row["points"], row["night_id"]))
+    allowed = Q(pk__in=[])
+    for competitor_id, nights in keep.items():
+        chosen = sorted(nights, key=lambda n: (-n[0], n[1] or 0))[:best]
+        allowed |= Q(competitor_id=competitor_id, night_id__in=[n for _, n in chosen])
+    return rows.filter(allowed)
+
+
+def entries_of(competition: Competition) -> QuerySet[GameEntry]:
+    """Who played which game, for exports."""
+    return GameEntry.objects.filter(competition=competition).select_related(
+        "competitor", "game", "night"
+    )
+
+
+def change_log(competition: Competition) -> list[dict[str, Any]]:
+    """The competition's public change log, newest first."""
+    return [
+        {
+            "at": c.created_at,
+            "by": c.actor.username if c.actor else None,
+            "action": c.action,
+            "subject": c.subject,
+            "reason": c.reason,
+            "before": c.before,
+            "after": c.after,
+        }
+        for c in competition.changes.select_related("actor")
+    ]
