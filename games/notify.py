@@ -19,19 +19,27 @@ from functools import cache
 
 import redis
 from django.conf import settings
+from django.db import connection
 
 POLL_SECONDS = 0.5
 
 
 def channel(game_id: int) -> str:
     """The Redis channel a game's changes are announced on (public ``update`` lines)."""
-    return f"cya:game:{game_id}"
+    return f"cya:{_namespace()}:game:{game_id}"
 
 
 def seat_channel(game_id: int, seat: int) -> str:
     """The Redis channel of one seat's private ``decision`` lines (never sent to clients
     other than that seat's: the stream endpoint subscribes a client to its own seat's)."""
-    return f"cya:game:{game_id}:seat:{seat}"
+    return f"cya:{_namespace()}:game:{game_id}:seat:{seat}"
+
+
+def _namespace() -> str:
+    """The database the game ids belong to. Pub/sub channels are shared by every client of
+    a Redis server, whatever its database number: two sites (or test runs, or a benchmark)
+    sharing one Redis must not hear each other's game 1."""
+    return str(connection.settings_dict["NAME"])
 
 
 @cache

@@ -1,0 +1,49 @@
+"""Announcements travel on channels of this site's database only.
+
+Redis pub/sub channels are shared by every client of a Redis server, whatever database
+number each uses; game ids are only unique within one database. Two sites, test runs or
+benchmarks on one Redis must never hear each other's games.
+"""
+
+from __future__ import annotations
+
+import redis
+from django.db import connection
+from pytest_django import Settings
+
+from games import notify
+
+
+def test_channels_name_the_database_the_game_ids_belong_to() -> None:
+    name = connection.settings_dict["NAME"]
+
+    assert notify.channel(1) == f"cya:{name}:game:1"
+    assert notify.seat_channel(1, 2) == f"cya:{name}:game:1:seat:2"
+
+
+def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings) -> None:
+    server = redis.Redis.from_url(settings.REDIS_URL)
+    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    listener.subscribe(notify.channel(1), notify.seat_channel(1, 0))
+    try:
+        for _ in range(2):  # both subscriptions are confirmed (and the confirmations ignored)
+            listener.get_message(timeout=1)
+        theirs = {**connection.settings_dict, "NAME": "another_site"}
+        ours = connection.settings_dict
+        connection.settings_dict = theirs
+        try:
+            notify.publish(1, b"theirs\n", decision=(0, b"theirs\n"))
+        finally:
+            connection.settings_dict = ours
+        notify.publish(1, b"ours\n", decision=(0, b"ours\n"))
+
+        heard = []
+        while (message := listener.get_message(timeout=0.5)) is not None:
+            heard.append((message["channel"], message["data"]))
+    finally:
+        listener.close()
+
+    assert heard == [
+        (notify.channel(1).encode(), b"ours\n"),
+        (notify.seat_channel(1, 0).encode(), b"ours\n"),
+    ]
