@@ -11,11 +11,13 @@ task that applies the engine's safe default if nobody answers in time (games.tas
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
@@ -513,7 +515,6 @@ def _record(
         idempotency_key=key or "",
         origin=origin,
     )
-    rows.insert(event)  # the hot path: statements built once (cya_site.rows)
     for public in events:
         if public["type"] == "round_end":
             _record_round(game, public, now)
@@ -521,8 +522,12 @@ def _record(
             _record_end(game, public, now)
     bank = None if new_state.over else _set_decision(game, new_state, now)
     game.version = new_state.version
-    rows.update(game, PROGRESS_FIELDS)
-    store.save_state(game, new_state)
+    # the hot path: the log entry, the game row and its snapshot in one statement
+    updates: list[tuple[Model, Sequence[str]]] = [(game, PROGRESS_FIELDS)]
+    snapshot = store.snapshot_state(game, new_state)
+    if snapshot is not None:
+        updates.append((snapshot, store.SNAPSHOT_FIELDS))
+    rows.write([event], updates)
     _after_commit(game, new_state, bank, [_entry(event)])
     return event
 

@@ -26,6 +26,7 @@ from games.engine import actions as engine_actions
 from games.models import Event, Game, GameSnapshot
 
 CACHE_SIZE = 512
+SNAPSHOT_FIELDS = ("version", "state")
 
 _cache: OrderedDict[int, State] = OrderedDict()
 _lock = threading.Lock()
@@ -50,13 +51,26 @@ def load_state(game: Game) -> State:
 
 def save_state(game: Game, state: State) -> None:
     """Keep ``state`` as the game's current state (the caller holds the row lock)."""
+    snapshot = snapshot_state(game, state)
+    if snapshot is not None:
+        rows.update(snapshot, SNAPSHOT_FIELDS)
+
+
+def snapshot_state(game: Game, state: State) -> GameSnapshot | None:
+    """``save_state`` for a caller that writes the snapshot row with rows of its own: the
+    snapshot read with the game, its fields set, for the caller to write
+    (``SNAPSHOT_FIELDS``); None when there was none to reuse and it has been written."""
     _remember(game.pk, state)
     data = orjson.dumps(state_to_json(state))
-    if Game.snapshot.is_cached(game) and (snapshot := getattr(game, "snapshot", None)):
+    snapshot: GameSnapshot | None = None
+    if Game.snapshot.is_cached(game):
+        snapshot = getattr(game, "snapshot", None)
+    if snapshot is not None:
         snapshot.version, snapshot.state = state.version, data  # read with the game: no lookup
-        rows.update(snapshot, ("version", "state"))
-    elif not GameSnapshot.objects.filter(game=game).update(version=state.version, state=data):
+        return snapshot
+    if not GameSnapshot.objects.filter(game=game).update(version=state.version, state=data):
         GameSnapshot.objects.create(game=game, version=state.version, state=data)
+    return None
 
 
 def cached_version(game_id: int) -> int | None:

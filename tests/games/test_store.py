@@ -12,7 +12,7 @@ import random
 
 import orjson
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from pytest_django import DjangoAssertNumQueries
 
 from accounts.models import User
@@ -116,3 +116,14 @@ def test_a_rolled_back_action_never_reaches_the_cache(alice: User, bob: User, st
     assert game.version == 1
     assert store.load_state(game) == replayed(game)
     assert Event.objects.get(game=game, seq=1).action == second
+
+
+def test_snapshots_are_compressed_with_lz4_on_postgresql(db: None) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attcompression FROM pg_attribute"
+            " WHERE attrelid = 'games_gamesnapshot'::regclass AND attname = 'state'"
+        )
+        (method,) = cursor.fetchone()
+
+    assert method == "l"  # lz4 (migration 0003): several times cheaper than pglz
