@@ -7,7 +7,7 @@ Needs PostgreSQL and Redis (``DATABASE_URL``'s server, default the local one, an
 ``REDIS_URL``). It recreates a database ``cya_bench`` on that server, migrates it, and
 starts the production pair on 127.0.0.1 with ``BENCH_ENDPOINTS`` on: gunicorn (WSGI, the
 REST API) and uvicorn (ASGI, the game streams). Then, with ``--clients`` concurrent
-clients (threads with keep-alive connections):
+clients (processes with keep-alive connections):
 
 1. bare: every client POSTs ``/api/v1/bench/rw/`` (authenticate, throttle, one read,
    one write) for ``--bare-seconds``;
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
 import os
 import random
 import signal
@@ -34,11 +35,10 @@ import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -47,6 +47,7 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DB = "cya_bench"
+T = TypeVar("T")
 
 
 def bench_database_url() -> str:
@@ -102,6 +103,9 @@ def setup(env: dict[str, str], clients: int, seats: int, ending: str) -> list[di
     bare_tokens = [token_create(user=u, name="bare")[1] for u in bare_users]
     for table, token in zip(tables, bare_tokens, strict=True):
         table["bare_token"] = token
+    from django.db import connections
+
+    connections.close_all()  # the clients are forked from this process: share no socket
     return tables
 
 
@@ -140,19 +144,20 @@ def start_servers(
 
 def run_bare(base: str, tables: list[dict[str, Any]], seconds: float) -> float:
     """Requests per second of the bare read/write endpoint over all clients."""
-    counts = [0] * len(tables)
-    stop = time.monotonic() + seconds
+    stop = time.time() + seconds
 
-    def client(i: int) -> None:
+    def client(i: int) -> int:
+        count = 0
         headers = {"Authorization": f"Bearer {tables[i]['bare_token']}"}
         with httpx.Client(base_url=base, headers=headers) as http:
-            while time.monotonic() < stop:
+            while time.time() < stop:
                 response = http.post("/api/v1/bench/rw/")
                 response.raise_for_status()
-                counts[i] += 1
+                count += 1
+        return count
 
     started = time.monotonic()
-    _run_threads(client, len(tables))
+    counts = _run_clients(client, len(tables))
     return sum(counts) / (time.monotonic() - started)
 
 
@@ -163,9 +168,9 @@ def run_games(
 
     ``streams`` is the streams server's base URL; None polls the decision endpoint.
     """
-    latencies: list[list[float]] = [[] for _ in tables]
 
-    def client(i: int) -> None:
+    def client(i: int) -> list[float]:
+        latencies: list[float] = []
         table = tables[i]
         rng = random.Random(i)
         headers = [{"Authorization": f"Bearer {t}"} for t in table["tokens"]]
@@ -192,13 +197,14 @@ def run_games(
                 }
                 t0 = time.perf_counter()
                 response = http.post(f"{url}/actions/", json=body)
-                latencies[i].append((time.perf_counter() - t0) * 1000)
+                latencies.append((time.perf_counter() - t0) * 1000)
                 result = orjson.loads(response.raise_for_status().content)
                 to_act, version = result["game"]["to_act"], result["game"]["version"]
                 decision = result["decision"]
+        return latencies
 
     started = time.monotonic()
-    _run_threads(client, len(tables))
+    latencies = _run_clients(client, len(tables))
     elapsed = time.monotonic() - started
     flat = [x for per in latencies for x in per]
     return len(flat), elapsed, flat
@@ -215,22 +221,33 @@ def _next_decision(lines: Iterator[str]) -> dict[str, Any]:
     raise RuntimeError("the stream closed before the seat's decision")
 
 
-def _run_threads(target: Any, n: int) -> None:
-    errors: list[BaseException] = []
+def _run_clients(target: Callable[[int], T], n: int) -> list[T]:
+    """``target(i)`` for i < n, each in a process of its own (forked: it inherits
+    ``target``), as real clients are: threads of one process would wait for each other's
+    GIL and add that wait to the latencies measured. A failing client fails the run."""
+    context = multiprocessing.get_context("fork")
+    results: multiprocessing.Queue[tuple[int, T | None, str | None]] = context.Queue()
 
-    def guarded(i: int) -> None:
+    def run(i: int) -> None:
         try:
-            target(i)
-        except BaseException as error:  # reported below; one failing client fails the run
-            errors.append(error)
+            results.put((i, target(i), None))
+        except BaseException as error:  # reported by the parent
+            results.put((i, None, f"client {i}: {type(error).__name__}: {error}"))
 
-    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+    processes = [context.Process(target=run, args=(i,)) for i in range(n)]
+    for process in processes:
+        process.start()
+    out: dict[int, T] = {}
+    for _ in range(n):
+        i, value, error = results.get()
+        if error is not None:
+            for process in processes:
+                process.kill()
+            raise RuntimeError(error)
+        out[i] = value  # type: ignore[assignment]
+    for process in processes:
+        process.join()
+    return [out[i] for i in range(n)]
 
 
 def percentile(values: list[float], q: float) -> float:
