@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cya_site.settings")
 
@@ -10,3 +11,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cya_site.settings")
 app = Celery("cya_site", include=["cya_site.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_init.connect
+def _ready_to_work(**kwargs: object) -> None:
+    """Each pool process, once forked: freeze start-up's objects (cya_site.startup)."""
+    from cya_site.startup import ready_to_serve
+
+    ready_to_serve()
