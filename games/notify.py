@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 import redis
 from django.conf import settings
@@ -49,25 +50,50 @@ def _client() -> redis.Redis:
 
 def publish(
     game_id: int,
+    game: tuple[int, str],
     update: bytes,
     decision: tuple[int, bytes] | None = None,
     end: tuple[int, bytes] | None = None,
 ) -> None:
     """Announce a committed change, in one round trip: its public ``update`` line; when a
     seat must act, that seat's ``decision`` line; when the game has ended, the ``end``
-    line to each of its (``seats``, ``line``) seats. games.feed builds the lines."""
+    line to each of its (``seats``, ``line``) seats. games.feed builds the lines; ``game``
+    is the (version, status) they describe, sent ahead of each (``Message``)."""
     if not settings.REDIS_URL:
         return
+    version, status = game
     pipe = _client().pipeline(transaction=False)
-    pipe.publish(channel(game_id), update)
+    pipe.publish(channel(game_id), _framed(b"update", version, status, update))
     if decision is not None:
         seat, body = decision
-        pipe.publish(seat_channel(game_id, seat), body)
+        pipe.publish(seat_channel(game_id, seat), _framed(b"decision", version, status, body))
     if end is not None:
         seats, body = end
+        framed = _framed(b"end", version, status, body)
         for seat in range(seats):
-            pipe.publish(seat_channel(game_id, seat), body)
+            pipe.publish(seat_channel(game_id, seat), framed)
     pipe.execute()
+
+
+class Message(NamedTuple):
+    """A published line with what a listener needs to know of it up front, so that it
+    never parses a line it only forwards (a decision line is ~10 kB of JSON)."""
+
+    kind: bytes  # update, decision or end
+    version: int
+    status: str
+    line: bytes
+
+
+def _framed(kind: bytes, version: int, status: str, line: bytes) -> bytes:
+    return b"%b %d %b\n%b" % (kind, version, status.encode(), line)
+
+
+def message(data: bytes) -> Message:
+    """A published message, read back."""
+    head, _, line = data.partition(b"\n")
+    kind, version, status = head.split(b" ")
+    return Message(kind, int(version), status.decode(), line)
 
 
 def wait_for_change(game_id: int, changed: Callable[[], bool], timeout: float) -> bool:

@@ -623,6 +623,7 @@ def _after_commit(
     """Once the change commits: announce it (games.feed lines, built now from the rows and
     state this transaction wrote) and schedule the new decision's deadline."""
     game_id, version, deadline = game.pk, game.version, game.deadline
+    status = game.status
     update = feed.update_line(game, entries or ())
     decision = end = None
     if state is not None and game.status == Game.Status.ACTIVE and game.to_act is not None:
@@ -632,7 +633,7 @@ def _after_commit(
         end = (game.seat_count, feed.end_line(game))
 
     def announce() -> None:
-        notify.publish(game_id, update, decision, end)
+        notify.publish(game_id, (version, status), update, decision, end)
         if deadline is not None:
             from games.tasks import enforce_deadline
 

@@ -372,26 +372,24 @@ class _Seen:
 
     def pushed(self, item: bytes) -> list[bytes]:
         """The lines a pushed message makes."""
-        message = orjson.loads(item)
-        kind = message["type"]
-        if kind == "decision":
-            version = message["decision"]["version"]
+        kind, version, status, line = notify.message(item)
+        if kind == b"decision":
             if version <= self.decided or version < self.version:
                 return []
             self.decided = self.version = version
-            return [item]
-        if kind == "end":
+            return [line]
+        if kind == b"end":
             self.ended = True
-            return [item]
-        status = message["game"]  # an update
-        latest = (status["version"], status["status"])
-        if latest[0] < self.version or latest == (self.version, self.status):
+            return [line]
+        latest = (version, status)  # an update
+        if version < self.version or latest == (self.version, self.status):
             return []
         self.version, self.status = latest
-        if self.status in ENDED:
+        if status in ENDED:
             self.ended = True
-            return [item, feed.line({"type": "end", "game": status})]
-        return [item]
+            game = orjson.loads(line)["game"]
+            return [line, feed.line({"type": "end", "game": game})]
+        return [line]
 
     def caught_up(self, game: Game, decision: bytes | None, update: bytes) -> list[bytes]:
         """The lines that bring the stream up to the game's rows."""

@@ -32,18 +32,18 @@ def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings
         ours = connection.settings_dict
         connection.settings_dict = theirs
         try:
-            notify.publish(1, b"theirs\n", decision=(0, b"theirs\n"))
+            notify.publish(1, (3, "active"), b"theirs\n", decision=(0, b"theirs\n"))
         finally:
             connection.settings_dict = ours
-        notify.publish(1, b"ours\n", decision=(0, b"ours\n"))
+        notify.publish(1, (5, "active"), b"ours\n", decision=(0, b"ours\n"))
 
         heard = []
         while (message := listener.get_message(timeout=0.5)) is not None:
-            heard.append((message["channel"], message["data"]))
+            heard.append((message["channel"], notify.message(message["data"])))
     finally:
         listener.close()
 
     assert heard == [
-        (notify.channel(1).encode(), b"ours\n"),
-        (notify.seat_channel(1, 0).encode(), b"ours\n"),
+        (notify.channel(1).encode(), (b"update", 5, "active", b"ours\n")),
+        (notify.seat_channel(1, 0).encode(), (b"decision", 5, "active", b"ours\n")),
     ]
