@@ -181,7 +181,7 @@ def run_games(
             if streams is not None:  # every seat's stream, open before the first action
                 for http in https:
                     opened = stack.enter_context(http.stream("GET", f"{streams}{url}/stream/"))
-                    lines.append(opened.raise_for_status().iter_lines())
+                    lines.append(_lines(opened.raise_for_status().iter_bytes()))
             to_act, version, decision = table["to_act"], 0, None
             while to_act is not None:
                 http = https[to_act]
@@ -210,11 +210,20 @@ def run_games(
     return len(flat), elapsed, flat
 
 
-def _next_decision(lines: Iterator[str]) -> dict[str, Any]:
+def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """A stream's NDJSON lines, as bytes (orjson parses bytes: no decoding to text)."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        yield from complete
+
+
+def _next_decision(lines: Iterator[bytes]) -> dict[str, Any]:
     """Read a seat's stream up to its next decision (a seat's stream carries no updates)."""
-    for text in lines:
-        if text:
-            message = orjson.loads(text)
+    for line in lines:
+        if line:  # an empty line is a keep-alive
+            message = orjson.loads(line)
             if message["type"] == "decision":
                 decision: dict[str, Any] = message["decision"]
                 return decision
