@@ -1,6 +1,6 @@
 """Ladder speed: built-in matches through Celery workers, against the same matches in-process.
 
-    python benchmarks/ladder.py [--matches 12] [--seats 4]
+    python benchmarks/ladder.py [--matches 40] [--seats 4]
 
 Needs PostgreSQL and Redis (``DATABASE_URL``'s server and ``REDIS_URL``; defaults are the
 local ones). It recreates a database ``cya_ladder_bench``, migrates it, registers
@@ -85,7 +85,9 @@ def backends(conn: psycopg.Connection[tuple[Any, ...]]) -> list[int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=12)
+    # 12 matches (48 games) took about a second of ladder time: too little for a steady
+    # state, with each worker process's first task (its connection, cold caches) in it.
+    parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
 
