@@ -12,6 +12,7 @@ import re
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from typing import Any, TypeVar
 
 from django.db import DatabaseError, connection, transaction
@@ -243,16 +244,30 @@ def match_lease(match_id: int) -> Iterator[None]:
 
 
 def match_claim(*, match_id: int) -> Match | None:
-    """Mark a match running (a rerun after a crash resumes it); None once it has ended."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):
-            return None
-        match.status = Match.Status.RUNNING
-        match.attempts += 1
-        match.started_at = match.started_at or timezone.now()
-        rows.update(match, ("status", "attempts", "started_at"))
-        return match
+    """Mark a match running (a rerun after a crash resumes it); None once it has ended.
+
+    One conditional UPDATE ... RETURNING: the claim and the row it leaves, in one round trip.
+    """
+    found = rows.fetch_one(
+        _claim_sql(),
+        [Match.Status.RUNNING, timezone.now(), match_id, *ENDED],
+        [rows.Columns(Match, rows.quote(Match._meta.db_table))],
+    )
+    return None if found is None else found[0]
+
+
+ENDED = (Match.Status.FINISHED, Match.Status.VOIDED)
+
+
+@cache
+def _claim_sql() -> str:
+    table = rows.quote(Match._meta.db_table)
+    returning = rows.Columns(Match, table).sql
+    return (
+        f"UPDATE {table} SET status = %s, attempts = attempts + 1, "
+        f"started_at = COALESCE(started_at, %s) "
+        f"WHERE id = %s AND status NOT IN (%s, %s) RETURNING {returning}"
+    )
 
 
 @transaction.atomic
