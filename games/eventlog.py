@@ -116,15 +116,8 @@ def rounds_append(game_id: int, publics: Sequence[dict[str, Any]], finished_at: 
             for n, dollars in enumerate(p["scores"])
         )
         return
-    scores = [
-        (p["round"], n, dollars, p["tallies"][n], n in p["round_winners"])
-        for p in publics
-        for n, dollars in enumerate(p["scores"])
-    ]
-    columns = [list(column) for column in zip(*scores, strict=True)]
-    numbers = [p["round"] for p in publics]
     with connection.cursor() as cursor:
-        cursor.execute(_ROUNDS_SQL, [game_id, finished_at, numbers, *columns, game_id])
+        cursor.execute(_ROUNDS_SQL, _rounds_params(game_id, publics, finished_at))
 
 
 def places_set(game_id: int, ranking: Sequence[dict[str, Any]]) -> None:
@@ -138,9 +131,42 @@ def places_set(game_id: int, ranking: Sequence[dict[str, Any]]) -> None:
             seat.round_wins, seat.is_winner = row["round_wins"], row["winner"]
         Seat.objects.bulk_update(seats, ["place", "tally", "round_wins", "is_winner"])
         return
-    columns = [[row[key] for row in ranking] for key in _RANKING_KEYS]
     with connection.cursor() as cursor:
-        cursor.execute(_PLACES_SQL, [*columns, game_id])
+        cursor.execute(_PLACES_SQL, _places_params(game_id, ranking))
+
+
+def results_set(
+    game_id: int,
+    publics: Sequence[dict[str, Any]],
+    ranking: Sequence[dict[str, Any]] | None,
+    finished_at: datetime,
+) -> None:
+    """Rounds with their scores, and the final places if the game ended (``ranking``):
+    one round trip on PostgreSQL, for a batch that played rounds and ended the game."""
+    if connection.vendor != "postgresql" or not publics or ranking is None:
+        rounds_append(game_id, publics, finished_at)
+        if ranking is not None:
+            places_set(game_id, ranking)
+        return
+    params = [*_rounds_params(game_id, publics, finished_at), *_places_params(game_id, ranking)]
+    with connection.cursor() as cursor:  # a client-side bound cursor takes both at once
+        cursor.execute(f"{_ROUNDS_SQL};{_PLACES_SQL}", params)
+
+
+def _rounds_params(
+    game_id: int, publics: Sequence[dict[str, Any]], finished_at: datetime
+) -> list[Any]:
+    scores = [
+        (p["round"], n, dollars, p["tallies"][n], n in p["round_winners"])
+        for p in publics
+        for n, dollars in enumerate(p["scores"])
+    ]
+    columns = [list(column) for column in zip(*scores, strict=True)]
+    return [game_id, finished_at, [p["round"] for p in publics], *columns, game_id]
+
+
+def _places_params(game_id: int, ranking: Sequence[dict[str, Any]]) -> list[Any]:
+    return [*([row[key] for row in ranking] for key in _RANKING_KEYS), game_id]
 
 
 _LOCK_SQL = """

@@ -259,6 +259,7 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
         now = timezone.now()
         entries = []
         rounds = []
+        ranking = None
         action_json = eventlog.action_json
         for seq, seat, code, events in steps:  # Entry's fields, in order (built positionally)
             action = action_json(code, edition)
@@ -267,9 +268,10 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
                 if public["type"] == "round_end":
                     rounds.append(public)
                 elif public["type"] == "game_end":
-                    _record_end(game, public, now)
+                    _end_fields(game, public, now)
+                    ranking = public["ranking"]
         eventlog.append(game.pk, entries, now)
-        _record_rounds(game, rounds, now)
+        eventlog.results_set(game.pk, rounds, ranking, now)
         game.version = state.version
         rows.update(game, PROGRESS_FIELDS)
         store.save_state(game, state)
@@ -571,6 +573,12 @@ def _record_rounds(game: Game, publics: list[dict[str, Any]], now: datetime) -> 
 
 def _record_end(game: Game, public: dict[str, Any], now: datetime) -> None:
     """The engine's game_end event carries the winners and every seat's place."""
+    _end_fields(game, public, now)
+    eventlog.places_set(game.pk, public["ranking"])  # one UPDATE, not the ORM's CASE chain
+
+
+def _end_fields(game: Game, public: dict[str, Any], now: datetime) -> None:
+    """The game row's side of a game_end event (the seats' side is eventlog.places_set)."""
     game.status = Game.Status.FINISHED
     game.finished_at = now
     game.winners = public["winners"]
@@ -579,7 +587,6 @@ def _record_end(game: Game, public: dict[str, Any], now: datetime) -> None:
     game.to_act = None
     game.decision_kind = ""
     game.deadline = None
-    eventlog.places_set(game.pk, public["ranking"])  # one UPDATE, not the ORM's CASE chain
 
 
 def _entry(event: Event) -> dict[str, Any]:
