@@ -152,11 +152,13 @@ def main() -> None:
         started = time.monotonic()
         for match in matches:
             app.send_task("bots.play_match", args=[match.pk], queue=queue)
-        while (
-            Match.objects.filter(pk__in=[m.pk for m in matches])
-            .exclude(status__in=(Match.Status.FINISHED, Match.Status.VOIDED))
-            .exists()
-        ):
+        # the parent shares the two cores: poll with one plain statement, not the ORM
+        pending = (
+            f"SELECT EXISTS (SELECT 1 FROM {Match._meta.db_table} WHERE id = ANY(%s) "
+            "AND status NOT IN ('finished', 'voided'))"
+        )
+        ids = [m.pk for m in matches]
+        while watch.execute(pending, [ids]).fetchone() != (False,):
             time.sleep(0.05)
         ladder_seconds = time.monotonic() - started
         served = backends(watch)  # the workers' connections, still open
