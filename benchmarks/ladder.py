@@ -1,6 +1,6 @@
 """Ladder speed: built-in matches through Celery workers, against the same matches in-process.
 
-    python benchmarks/ladder.py [--matches 12] [--seats 4]
+    python benchmarks/ladder.py [--matches 40] [--seats 4]
 
 Needs PostgreSQL and Redis (``DATABASE_URL``'s server and ``REDIS_URL``; defaults are the
 local ones). It recreates a database ``cya_ladder_bench``, migrates it, registers
@@ -14,6 +14,10 @@ ladder matches (duplicate deals: one game per seat rotation), then:
    one process with the engine and strategies only, no database and no broker.
 
 ``ratio`` compares per-core throughput: ladder games/s over twice the in-process rate.
+Wall-clock figures on a shared machine move with everyone else's load, so it also prints
+the CPU time the ladder cost per game (its worker processes, and the PostgreSQL backends
+serving them) beside the in-process CPU time per game: ``cpu_ratio``, in-process over
+ladder CPU per game, is what ``ratio`` tends to on two otherwise idle cores.
 The last line is read by tools:
 ``ladder_games_per_s=<n> inprocess_games_per_s=<n> ratio=<ladder/(inprocess*2)>``
 """
@@ -29,6 +33,7 @@ import time
 import uuid
 from pathlib import Path
 from random import Random
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -53,9 +58,36 @@ def recreate(url: str) -> None:
         conn.execute(f"CREATE DATABASE {BENCH_DB}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def family(pid: int) -> list[int]:
+    """The process and its children (a Celery worker and its pool processes)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return [pid, *map(int, children.read_text().split())] if children.exists() else [pid]
+
+
+def backends(conn: psycopg.Connection[tuple[Any, ...]]) -> list[int]:
+    """The PostgreSQL backends serving the benchmark's database, except this one."""
+    rows = conn.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+        [BENCH_DB],
+    )
+    return [int(row[0]) for row in rows]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=12)
+    # 12 matches (48 games) took about a second of ladder time: too little for a steady
+    # state, with each worker process's first task (its connection, cold caches) in it.
+    parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
 
@@ -100,7 +132,11 @@ def main() -> None:
         services.match_create(versions=versions, rules=rules, seed=1000 + m)
         for m in range(args.matches)
     ]
-    games = sum(m.match_games.count() for m in matches)
+    game_ids = {
+        m.pk: list(m.match_games.order_by("rotation").values_list("game_id", flat=True))
+        for m in matches
+    }
+    games = sum(len(ids) for ids in game_ids.values())
 
     # 1. the ladder: one worker with 2 processes, one task per match
     worker = subprocess.Popen(
@@ -108,19 +144,28 @@ def main() -> None:
          "--concurrency", "2", "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
+    watch = psycopg.connect(url, autocommit=True)
     try:
         time.sleep(3)  # let the worker connect before the clock starts
+        workers = family(worker.pid)
+        cpu_before = {pid: cpu_seconds(pid) for pid in workers + backends(watch)}
         started = time.monotonic()
         for match in matches:
             app.send_task("bots.play_match", args=[match.pk], queue=queue)
-        while (
-            Match.objects.filter(pk__in=[m.pk for m in matches])
-            .exclude(status__in=(Match.Status.FINISHED, Match.Status.VOIDED))
-            .exists()
-        ):
+        # the parent shares the two cores: poll with one plain statement, not the ORM
+        pending = (
+            f"SELECT EXISTS (SELECT 1 FROM {Match._meta.db_table} WHERE id = ANY(%s) "
+            "AND status NOT IN ('finished', 'voided'))"
+        )
+        ids = [m.pk for m in matches]
+        while watch.execute(pending, [ids]).fetchone() != (False,):
             time.sleep(0.05)
         ladder_seconds = time.monotonic() - started
+        served = backends(watch)  # the workers' connections, still open
+        worker_cpu = sum(cpu_seconds(p) - cpu_before.get(p, 0.0) for p in family(worker.pid))
+        database_cpu = sum(cpu_seconds(p) - cpu_before.get(p, 0.0) for p in served)
     finally:
+        watch.close()
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=60)
     voided = Match.objects.filter(pk__in=[m.pk for m in matches], status="voided").count()
@@ -133,19 +178,25 @@ def main() -> None:
     n = args.seats
     started_cpu = time.process_time()
     for match in matches:
-        for rotation in range(n):
+        for rotation, game_id in enumerate(game_ids[match.pk]):
             seats = [strategy(names[(s - rotation) % n]) for s in range(n)]
             state = new_game(rules, match.seed)
-            game_id = 0
-            while not state.over:
+            while not state.over:  # seeded as bots.runner seeds them: the very same games
                 seat = state.to_act
                 rng = Random(f"{match.seed}:{game_id}:{state.version}")
                 state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
-    inprocess_rate = games / (time.process_time() - started_cpu)
+    inprocess_cpu = time.process_time() - started_cpu
+    inprocess_rate = games / inprocess_cpu
 
     print(f"{len(matches)} matches x {n} rotations = {games} games of {n} seats")
     print(f"ladder (Celery, 2 processes, PostgreSQL): {ladder_rate:.2f} games/s")
     print(f"in-process (one core, no database):       {inprocess_rate:.2f} games/s")
+    ms = 1000 / games
+    print(
+        f"CPU per game: ladder workers {worker_cpu * ms:.1f} ms + PostgreSQL "
+        f"{database_cpu * ms:.1f} ms; in-process {inprocess_cpu * ms:.1f} ms; "
+        f"cpu_ratio={inprocess_cpu / (worker_cpu + database_cpu):.2f}"
+    )
     ratio = ladder_rate / (inprocess_rate * 2)
     print(
         f"ladder_games_per_s={ladder_rate:.2f} inprocess_games_per_s={inprocess_rate:.2f} "

@@ -16,13 +16,14 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from random import Random
-from typing import Any
+from typing import Any, NamedTuple
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from bots import services, webhook
 from bots.models import Bot, Match, SeatControl, Strike
-from bots.strategies import SeatView, strategy
+from bots.strategies import SeatView, Strategy, strategy
 from cya_site.errors import DomainError
 from games import notify, store
 from games import services as game_services
@@ -42,55 +43,91 @@ AUTOPILOT = "greedy"
 
 def run_match(match: Match) -> Match:
     """Play every game of the match to its end, then aggregate and rate (exactly once)."""
-    for mg in match.match_games.select_related("game").order_by("rotation"):
-        run_game(match, mg.game)
+    games = match.match_games.select_related("game__snapshot").order_by("rotation")
+    seatings = _seatings(Game.objects.filter(match_game__match=match))
+    for mg in games:
+        _run(match, mg.game, seatings[mg.game_id])
     return services.match_finish(match=match)
 
 
-def _controls(game: Game) -> dict[int, SeatControl]:
-    rows = SeatControl.objects.filter(seat__game=game).select_related("seat", "version__bot__user")
-    return {c.seat.number: c for c in rows}
+class Seating(NamedTuple):
+    """Who decides a seat, as read when its game is taken up."""
+
+    control_id: int
+    in_process: bool  # a built-in version, or a seat on autopilot
+    strategy: str  # what plays it in process: its version's strategy, or the autopilot's
+
+
+def _seatings(games: QuerySet[Game]) -> dict[int, dict[int, Seating]]:
+    """Every seat of the games, by game and seat number, in one query."""
+    rows = SeatControl.objects.filter(seat__game__in=games).values_list(
+        "pk",
+        "seat__game_id",
+        "seat__number",
+        "autopilot_since",
+        "version__bot__kind",
+        "version__strategy",
+    )
+    out: dict[int, dict[int, Seating]] = {}
+    for pk, game_id, number, autopilot_since, kind, name in rows:
+        seating = Seating(
+            pk,
+            _plays_in_process(autopilot_since, kind),
+            AUTOPILOT if autopilot_since is not None else name,
+        )
+        out.setdefault(game_id, {})[number] = seating
+    return out
+
+
+def _plays_in_process(autopilot_since: datetime | None, kind: str) -> bool:
+    return autopilot_since is not None or kind == Bot.Kind.BUILTIN
 
 
 def _in_process(control: SeatControl) -> bool:
-    return control.autopilot_since is not None or control.version.bot.kind == Bot.Kind.BUILTIN
+    return _plays_in_process(control.autopilot_since, control.version.bot.kind)
 
 
 def _choose(match: Match, game: Game, state: State, control: SeatControl) -> int:
     name = AUTOPILOT if control.autopilot_since is not None else control.version.strategy
+    return _pick(match, game, state, strategy(name))
+
+
+def _pick(match: Match, game: Game, state: State, chooser: Strategy) -> int:
     rng = Random(f"{match.seed}:{game.pk}:{state.version}")
-    return strategy(name).choose(SeatView(state, state.to_act), rng)
+    return chooser.choose(SeatView(state, state.to_act), rng)
 
 
 def run_game(match: Match, game: Game) -> Game:
     """Play one game to its end (or resume it)."""
-    controls = _controls(game)
-    if all(_in_process(c) for c in controls.values()):
-        return _run_in_memory(match, game, controls)
+    game.refresh_from_db()
+    return _run(match, game, _seatings(Game.objects.filter(pk=game.pk))[game.pk])
+
+
+def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
+    """Play one game, read just now, to its end (or resume it)."""
+    if game.status != Game.Status.ACTIVE:
+        return game
+    if all(s.in_process for s in seatings.values()):
+        return _run_in_memory(match, game, seatings)
     while True:
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
             return game
         state = store.load_state(game)
         control = SeatControl.objects.select_related("seat", "version__bot__user").get(
-            pk=controls[state.to_act].pk
+            pk=seatings[state.to_act].control_id
         )
         _step(match, game, state, control)
 
 
-def _run_in_memory(match: Match, game: Game, controls: dict[int, SeatControl]) -> Game:
-    game.refresh_from_db()
-    if game.status != Game.Status.ACTIVE:
-        return game
-    start = game.version
-    state = store.load_state(game)
-    actions: list[tuple[int, int]] = []
-    while not state.over:
-        seat = state.to_act
-        code = _choose(match, game, state, controls[seat])
-        state = apply(state, code)[0]
-        actions.append((seat, code))
-    return game_services.actions_record(game=game, version=start, actions=actions, origin="builtin")
+def _run_in_memory(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
+    """Every seat is decided here: the whole game is played, then written in one go."""
+    seats = {n: strategy(s.strategy) for n, s in seatings.items()}
+
+    def choose(state: State) -> int:
+        return _pick(match, game, state, seats[state.to_act])
+
+    return game_services.actions_record(game=game, choose=choose, origin="builtin")
 
 
 def _step(match: Match, game: Game, state: State, control: SeatControl) -> None:

@@ -12,9 +12,11 @@ import re
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
@@ -31,11 +33,13 @@ from bots.models import (
     Strike,
 )
 from bots.strategies import STRATEGIES
+from cya_site import rows
 from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game, Seat
 
+M = TypeVar("M", bound=Model)
 PLATFORM_USERNAME = "platform"
 MAX_STRIKES = 3
 LEASE_NAMESPACE = 0x626F7473  # "bots": the first key of a match's advisory lock
@@ -240,16 +244,30 @@ def match_lease(match_id: int) -> Iterator[None]:
 
 
 def match_claim(*, match_id: int) -> Match | None:
-    """Mark a match running (a rerun after a crash resumes it); None once it has ended."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):
-            return None
-        match.status = Match.Status.RUNNING
-        match.attempts += 1
-        match.started_at = match.started_at or timezone.now()
-        match.save(update_fields=["status", "attempts", "started_at"])
-        return match
+    """Mark a match running (a rerun after a crash resumes it); None once it has ended.
+
+    One conditional UPDATE ... RETURNING: the claim and the row it leaves, in one round trip.
+    """
+    found = rows.fetch_one(
+        _claim_sql(),
+        [Match.Status.RUNNING, timezone.now(), match_id, *ENDED],
+        [rows.Columns(Match, rows.quote(Match._meta.db_table))],
+    )
+    return None if found is None else found[0]
+
+
+ENDED = (Match.Status.FINISHED, Match.Status.VOIDED)
+
+
+@cache
+def _claim_sql() -> str:
+    table = rows.quote(Match._meta.db_table)
+    returning = rows.Columns(Match, table).sql
+    return (
+        f"UPDATE {table} SET status = %s, attempts = attempts + 1, "
+        f"started_at = COALESCE(started_at, %s) "
+        f"WHERE id = %s AND status NOT IN (%s, %s) RETURNING {returning}"
+    )
 
 
 @transaction.atomic
@@ -296,12 +314,15 @@ def bank_after_strike(time_bank_ms: int, reason: str) -> int:
 
 @transaction.atomic
 def match_finish(*, match: Match) -> Match:
-    """Aggregate the games and rate the entries: exactly once, whatever reruns happen."""
+    """Aggregate the games and rate the entries: exactly once, whatever reruns happen.
+
+    Locks the match row, so a concurrent or repeated finish waits and then finds it ended.
+    """
     match = Match.objects.select_for_update().get(pk=match.pk)
     if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):  # a void is never rated
         return match
-    entries = list(match.entries.select_related("version"))
-    standings = _standings(match, entries)
+    entries = list(match.entries.all())
+    standings, games = _standings(match, entries)
     places = ratings.ranks(standings)
     by_version = {s.key: s for s in standings}
     for entry in entries:
@@ -309,7 +330,7 @@ def match_finish(*, match: Match) -> Match:
         entry.place = places[entry.version_id]
         entry.dollars = s.dollars
         entry.forfeited = s.forfeited
-    MatchEntry.objects.bulk_update(entries, ["place", "dollars", "forfeited"])
+    _update_each(entries, ENTRY_RESULT_FIELDS)
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.result = {
@@ -317,41 +338,49 @@ def match_finish(*, match: Match) -> Match:
         "dollars": {str(e.version_id): e.dollars for e in entries},
     }
     if match.kind == Match.Kind.LADDER and match.rated_at is None:
-        _rate(match, standings)
+        _rate(match, standings, games)
         match.rated_at = timezone.now()
-    match.save()
+    rows.update(match, MATCH_RESULT_FIELDS)
     return match
 
 
-def _standings(match: Match, entries: list[MatchEntry]) -> list[ratings.Standing]:
-    controls = SeatControl.objects.filter(seat__game__match_game__match=match)
+ENTRY_RESULT_FIELDS = ("place", "dollars", "forfeited")
+MATCH_RESULT_FIELDS = ("status", "finished_at", "result", "rated_at")
+RATING_FIELDS = ("mu", "sigma", "games_played", "matches_played")
+
+
+def _standings(match: Match, entries: list[MatchEntry]) -> tuple[list[ratings.Standing], int]:
+    """Each entry's aggregate over the match's games (in entry order), and how many games."""
+    controls = SeatControl.objects.filter(seat__game__match_game__match=match).values_list(
+        "version_id", "seat__game_id", "seat__place", "seat__tally", "autopilot_since"
+    )
     totals: dict[int, dict[str, Any]] = {
         e.version_id: {"places": 0, "dollars": 0, "forfeited": False} for e in entries
     }
-    for control in controls.select_related("seat"):
-        seat = control.seat
-        total = totals[control.version_id]
-        total["places"] += seat.place or 0
-        total["dollars"] += seat.tally or 0
-        total["forfeited"] |= control.autopilot_since is not None
-    return [ratings.Standing(key=k, **v) for k, v in totals.items()]
+    games = set()
+    for version_id, game_id, place, tally, autopilot_since in controls:
+        total = totals[version_id]
+        total["places"] += place or 0
+        total["dollars"] += tally or 0
+        total["forfeited"] |= autopilot_since is not None
+        games.add(game_id)
+    return [ratings.Standing(key=k, **v) for k, v in totals.items()], len(games)
 
 
-def _rate(match: Match, standings: list[ratings.Standing]) -> None:
+def _rate(match: Match, standings: list[ratings.Standing], games: int) -> None:
     ids = sorted(s.key for s in standings)
     locked = {
-        v.pk: v for v in BotVersion.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+        v.pk: v
+        for v in BotVersion.objects.select_for_update()
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .only("pk", *RATING_FIELDS)
     }
     changes = ratings.rate(standings, {k: (v.mu, v.sigma) for k, v in locked.items()})
-    games = match.match_games.count()
-    for change in changes:
-        version = locked[change.key]
-        version.mu, version.sigma = change.mu_after, change.sigma_after
-        version.games_played += games
-        version.matches_played += 1
-        RatingChange.objects.create(
+    RatingChange.objects.bulk_create(
+        RatingChange(
             match=match,
-            version=version,
+            version_id=change.key,
             mu_before=change.mu_before,
             sigma_before=change.sigma_before,
             mu_after=change.mu_after,
@@ -359,9 +388,42 @@ def _rate(match: Match, standings: list[ratings.Standing]) -> None:
             expected_place=change.expected_place,
             actual_place=change.place,
         )
-    BotVersion.objects.bulk_update(
-        locked.values(), ["mu", "sigma", "games_played", "matches_played"]
+        for change in changes
     )
+    for change in changes:  # the rows are locked: their counts are current
+        version = locked[change.key]
+        version.mu, version.sigma = change.mu_after, change.sigma_after
+        version.games_played += games
+        version.matches_played += 1
+    _update_each(list(locked.values()), RATING_FIELDS)
+
+
+def _update_each(objs: Sequence[M], field_names: Sequence[str]) -> None:
+    """Write these fields of several saved rows of one model: one UPDATE ... FROM unnest
+    on PostgreSQL (the ORM's bulk_update builds a CASE chain per column), else one
+    prepared UPDATE a row (cya_site.rows)."""
+    if not objs:
+        return
+    if connection.vendor != "postgresql":
+        for obj in objs:
+            rows.update(obj, field_names)
+        return
+    meta = objs[0]._meta
+    concrete = {f.name: f for f in meta.concrete_fields}
+    pk, fields = concrete[meta.pk.name], [concrete[name] for name in field_names]
+    columns = [
+        [f.get_db_prep_save(getattr(o, f.attname), connection) for o in objs] for f in fields
+    ]
+    names = [rows.quote(f.column) for f in fields]
+    arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [pk, *fields])
+    sets = ", ".join(f"{name} = v.{name}" for name in names)
+    table = rows.quote(meta.db_table)
+    sql = (
+        f"UPDATE {table} SET {sets} FROM unnest({arrays}) AS v(id, {', '.join(names)}) "
+        f"WHERE {table}.{rows.quote(pk.column)} = v.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [[o.pk for o in objs], *columns])
 
 
 @transaction.atomic

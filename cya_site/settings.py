@@ -170,6 +170,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Most tasks write their outcome to the database; a task that is awaited opts in with
 # ignore_result=False.
 CELERY_TASK_IGNORE_RESULT = True
+# Celery's Django fixup closes every database connection before and after each task
+# unless told to reuse them, and a new PostgreSQL connection (a backend forked, its
+# caches cold) costs more than a whole ladder game. Workers reuse them instead, under
+# Django's own policy (CONN_MAX_AGE, CONN_HEALTH_CHECKS), which cya_site.celery applies
+# around each task as Django does around each request.
+CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_RESULT_EXTENDED = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_TIME_LIMIT = 300

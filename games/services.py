@@ -11,7 +11,7 @@ task that applies the engine's safe default if nobody answers in time (games.tas
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,7 +38,7 @@ from games.engine.actions import resign as resign_action
 from games.engine.rules import compile_rules
 from games.engine.scoring import ranking
 from games.engine.state import DECISION_NAMES
-from games.models import Event, Game, Round, RoundScore, Seat
+from games.models import Event, Game, Round, Seat
 
 PublicEvents = tuple[dict[str, Any], ...]
 
@@ -233,61 +233,50 @@ def action_submit(
     return ActionResult(game, seat, event)
 
 
-@transaction.atomic
-def actions_record(
-    *,
-    game: Game,
-    version: int,
-    actions: list[tuple[int, int]],
-    origin: str,
-) -> Game:
-    """Append many (seat, action code) decisions at once, from ``version`` on.
+def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -> Game:
+    """Play a game from its stored version to its end, ``choose`` picking every action,
+    and write it all in one transaction.
 
-    For games every seat of which is played in-process (built-in strategies): the whole
-    game is written in one transaction. Each action is applied through the engine again,
-    so nothing is taken on trust; any refusal rolls all of it back.
+    For games every seat of which is decided in-process (built-in strategies). The
+    playout starts from the state the log gives at ``game.version`` (store.load_state),
+    and every choice is applied here, through the engine, exactly once: an illegal one
+    raises before anything is written, and the log entries, rounds and places written
+    are the engine's own results, never the caller's. The playout runs before the
+    transaction, which then locks the game and refuses (``stale_version``,
+    ``game_over``) if anything moved it on meanwhile, so the entries continue the log.
     """
-    game = _locked(game.pk)
     _require_active(game)
-    if version != game.version:
-        raise DomainError(
-            "stale_version",
-            f"The game is at version {game.version}.",
-            {"version": game.version},
-            409,
-        )
+    start = game.version
     state = store.load_state(game)
     edition = state.rules.edition
-    actors = dict(Seat.objects.filter(game=game).values_list("number", "user_id"))
-    now = timezone.now()
-    entries = []
-    rounds = []
-    for seat, code in actions:
-        new_state, events = apply(state, code, seat=seat)
-        entries.append(
-            eventlog.Entry(
-                seq=new_state.version,
-                seat=seat,
-                actor_id=actors[seat],
-                action=action_to_json(code, edition),
-                action_code=code,
-                public_events=events,
-                origin=origin,
-            )
-        )
-        for public in events:
-            if public["type"] == "round_end":
-                rounds.append(public)
-            elif public["type"] == "game_end":
-                _record_end(game, public, now)
-        state = new_state
-    eventlog.append(game.pk, entries, now)
-    _record_rounds(game, rounds, now)
-    bank = None if state.over else _set_decision(game, state, now)
-    game.version = state.version
-    game.save(update_fields=PROGRESS_FIELDS)
-    store.save_state(game, state)
-    _after_commit(game, state, bank)  # no entries: a batch can be a whole game (read /events/)
+    steps = []
+    while not state.over:
+        seat = state.to_act
+        code = choose(state)
+        state, events = apply(state, code, seat=seat)
+        steps.append((state.version, seat, code, events))
+    with transaction.atomic():
+        actors = _batch_lock(game.pk, start)
+        now = timezone.now()
+        entries = []
+        rounds = []
+        ranking = None
+        action_json = eventlog.action_json
+        for seq, seat, code, events in steps:  # Entry's fields, in order (built positionally)
+            action = action_json(code, edition)
+            entries.append(eventlog.Entry(seq, seat, actors[seat], action, code, events, origin))
+            for public in events:
+                if public["type"] == "round_end":
+                    rounds.append(public)
+                elif public["type"] == "game_end":
+                    _end_fields(game, public, now)
+                    ranking = public["ranking"]
+        eventlog.append(game.pk, entries, now)
+        eventlog.results_set(game.pk, rounds, ranking, now)
+        game.version = state.version
+        rows.update(game, PROGRESS_FIELDS)
+        store.save_state(game, state)
+        _after_commit(game, state)  # no entries: a batch is a whole game (read /events/)
     return game
 
 
@@ -468,6 +457,20 @@ def _require_open(game: Game) -> None:
         raise DomainError("game_not_open", "The table has already started.", status=409)
 
 
+def _batch_lock(game_id: int, version: int) -> dict[int, int | None]:
+    """Lock the game row and require it active at ``version``; each seat's user id."""
+    found = eventlog.lock(game_id)
+    if found is None:
+        raise DomainError("not_found", "No such game.", status=404)
+    status, current, actors = found
+    _require_active(Game(status=status))
+    if version != current:
+        raise DomainError(
+            "stale_version", f"The game is at version {current}.", {"version": current}, 409
+        )
+    return actors
+
+
 def _require_active(game: Game) -> None:
     if game.status == Game.Status.OPEN:
         raise DomainError("game_not_started", "The game has not started yet.", status=409)
@@ -568,28 +571,18 @@ def _record_round(game: Game, public: dict[str, Any], now: datetime) -> None:
 
 
 def _record_rounds(game: Game, publics: list[dict[str, Any]], now: datetime) -> None:
-    """Round and RoundScore rows for these round_end events, in two bulk inserts."""
-    if not publics:
-        return
-    rounds = Round.objects.bulk_create(
-        Round(game=game, number=p["round"], finished_at=now) for p in publics
-    )
-    seats = dict(Seat.objects.filter(game=game).values_list("number", "pk"))
-    RoundScore.objects.bulk_create(
-        RoundScore(
-            round=round_,
-            seat_id=seats[n],
-            dollars=dollars,
-            tally=public["tallies"][n],
-            won_round=n in public["round_winners"],
-        )
-        for round_, public in zip(rounds, publics, strict=True)
-        for n, dollars in enumerate(public["scores"])
-    )
+    """Round and RoundScore rows for these round_end events (one statement: eventlog)."""
+    eventlog.rounds_append(game.pk, publics, now)
 
 
 def _record_end(game: Game, public: dict[str, Any], now: datetime) -> None:
     """The engine's game_end event carries the winners and every seat's place."""
+    _end_fields(game, public, now)
+    eventlog.places_set(game.pk, public["ranking"])  # one UPDATE, not the ORM's CASE chain
+
+
+def _end_fields(game: Game, public: dict[str, Any], now: datetime) -> None:
+    """The game row's side of a game_end event (the seats' side is eventlog.places_set)."""
     game.status = Game.Status.FINISHED
     game.finished_at = now
     game.winners = public["winners"]
@@ -598,15 +591,6 @@ def _record_end(game: Game, public: dict[str, Any], now: datetime) -> None:
     game.to_act = None
     game.decision_kind = ""
     game.deadline = None
-    places = {row["seat"]: row for row in public["ranking"]}
-    seats = list(Seat.objects.filter(game=game))
-    for seat in seats:
-        row = places[seat.number]
-        seat.place = row["place"]
-        seat.tally = row["tally"]
-        seat.round_wins = row["round_wins"]
-        seat.is_winner = row["winner"]
-    Seat.objects.bulk_update(seats, ["place", "tally", "round_wins", "is_winner"])
 
 
 def _entry(event: Event) -> dict[str, Any]:
