@@ -111,7 +111,9 @@ class Event(models.Model):
     version n-1 to n. Replaying every action from the seed rebuilds the game exactly.
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    # no index of its own: the unique (game, seq) index serves every lookup by game, and
+    # each index costs every one of the ~300 rows a game writes
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.SmallIntegerField(null=True, blank=True)
     actor = models.ForeignKey(
