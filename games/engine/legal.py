@@ -62,17 +62,14 @@ def _plain_turn(s: State) -> tuple[int, ...]:
     acts = hand.opening[discard[0] if discard else NO_CARD]
     if s.stacks[seat]:  # RULES #10: only a seat that owns a set may challenge
         tops = s.tops
-        counts = hand.counts
-        wilds = hand.wilds
+        against = hand.against  # RULES #13, #14: a matching asset or a wild
         more = []
         for target in s.table.others[seat]:
             kind = tops[target]
             if kind >= 0:  # RULES #11: a top set above a protected bottom set
                 base = _CHALLENGE_BASE[target]
-                if counts[kind]:  # RULES #13, #14: a matching asset or a wild
-                    more.append(base | kind << 16)
-                for w in wilds:
-                    more.append(base | w << 16)
+                for card in against[kind]:
+                    more.append(base | card)
         if more:
             return acts + tuple(more)
     return acts
