@@ -49,6 +49,8 @@ from .state import (
     set_stack,
 )
 
+_new = object.__new__
+
 
 class Decision(NamedTuple):
     """Who must act now, and what kind of decision it is."""
@@ -88,7 +90,30 @@ def apply(
     # once the game is over nothing is legal; a bool or float may equal a listed int
     if action not in legal or type(action) is not int:
         raise GameOver("the game is over") if state.over else diagnose(state, action)
-    s = state._copy()
+    s = _new(State)  # state._copy(), inlined: it is a fifth of a classic decision's work
+    s.table = state.table
+    s.game = state.game
+    s.over = state.over
+    s.version = state.version + 1
+    s.deck = state.deck
+    s.drawn = state.drawn
+    s.discard = state.discard
+    s.removed = state.removed
+    s.hands = state.hands
+    s.stacks = state.stacks
+    s.tops = state.tops
+    s.piles = state.piles
+    s.log = state.log
+    s.turn = state.turn
+    s.action_no = state.action_no
+    s.to_act = state.to_act
+    s.kind = state.kind
+    s.challenge = state.challenge
+    s.refill = state.refill
+    s.bans = state.bans
+    s.flips = state.flips
+    s.moves = state.moves
+    s._legal = None
     ev: Events = []
     _HANDLERS[action >> 20](s, action, ev)
     if s.log is NEW_ROUND or s.game.resigned:

@@ -168,7 +168,11 @@ class State:
     _legal: tuple[int, ...] | None
 
     def _copy(self) -> State:
-        """The next version of this state, for apply to change (callers never see it)."""
+        """The next version of this state, for apply to change (callers never see it).
+
+        ``play.apply`` inlines this body: a slot added here must be added there too
+        (tests/engine/test_state_copy.py checks both copy every slot).
+        """
         n = _new(State)
         n.table = self.table
         n.game = self.game
