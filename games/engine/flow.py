@@ -135,6 +135,13 @@ def land(s: State, seat: int, aset: AssetSet) -> None:
     set_stack(s, seat, stack + (aset,))
 
 
+def form(s: State, seat: int, kind: int, cards: tuple[int, ...], tucked: int) -> None:
+    """``land`` for a set just formed from a hand, built once with its owner and first flag."""
+    stack = s.stacks[seat]
+    knowers = 1 << seat if tucked >= 0 else 0
+    set_stack(s, seat, stack + (asset_set(kind, cards, tucked, knowers, not stack),))
+
+
 def draw(s: State, seat: int, ev: Events) -> None:
     """Refill a hand to the hand size from the deck, as far as it goes (RULES #18, #20)."""
     hand = s.hands[seat]
@@ -275,7 +282,8 @@ def end_round(s: State, ev: Events) -> None:
     """Score the round (RULES #25), update tallies and round wins, then end or deal again."""
     t = s.table
     keys = t.keys
-    scores = tuple(stack_value(stack, t.values) for stack in s.stacks)
+    name = keys.__getitem__
+    scores = tuple([stack_value(stack, t.values) for stack in s.stacks])
     leaders = round_leaders(scores)
     g = s.game
     g = s.game = g._replace(
@@ -292,7 +300,7 @@ def end_round(s: State, ev: Events) -> None:
                 "tallies": list(g.tallies),
                 "round_winners": list(leaders),
                 "stacks": [
-                    [{"kind": keys[st.kind], "cards": [keys[c] for c in st.cards]} for st in stack]
+                    [{"kind": keys[st.kind], "cards": list(map(name, st.cards))} for st in stack]
                     for stack in s.stacks
                 ],
             }

@@ -32,6 +32,7 @@ class Hand:
         "step",
         "counts",
         "wilds",
+        "against",
         "code",
         "cards",
         "distinct",
@@ -52,6 +53,9 @@ class Hand:
     # pairs + discard pairs + discards by discard top (15: an empty pile) under the
     # default discard_pair_wild="both" (RULES #6): most of a turn in one lookup
     opening: tuple[tuple[int, ...], ...]
+    # by asset kind, the cards (shifted into an action's first card field) that can
+    # challenge a set of that kind: a matching asset, then each wild (RULES #13, #14)
+    against: tuple[tuple[int, ...], ...]
     # the hand after one card joins it (index = card) or leaves it (index = 16 + card),
     # filled on first use: moving between hands is a list lookup
     step: list[Hand | None]
@@ -104,6 +108,8 @@ def _build(code: int) -> Hand:
         discards,
         opening,
     )
+    wild_codes = tuple([w << 16 for w in wilds])
+    h.against = tuple((k << 16, *wild_codes) if counts[k] else wild_codes for k in range(ASSETS))
     h.step = [None] * 32
     return h
 

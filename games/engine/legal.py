@@ -6,6 +6,8 @@ not listed: the list is the single source of truth for legality (RULES.md sectio
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .actions import (
     CHALLENGE,
     CHOOSE_MOVE,
@@ -31,6 +33,7 @@ _NONE_B = NO_CARD << 12
 _PD = (PAIR_DISCARD << 20) | _NONE_B
 _PLAY = (PLAY << 20) | _NONE_B
 _CHALLENGE_BASE = tuple((CHALLENGE << 20) | _NONE_B | (seat << 8) for seat in range(8))
+_SECOND_BASE = tuple((CHALLENGE << 20) | (seat << 8) | 1 for seat in range(8))  # RULES #28
 _MOVE_CHOICES = (
     pack(CHOOSE_MOVE, NO_CARD, NO_CARD, 0, 0),
     pack(CHOOSE_MOVE, NO_CARD, NO_CARD, 0, 1),
@@ -62,17 +65,14 @@ def _plain_turn(s: State) -> tuple[int, ...]:
     acts = hand.opening[discard[0] if discard else NO_CARD]
     if s.stacks[seat]:  # RULES #10: only a seat that owns a set may challenge
         tops = s.tops
-        counts = hand.counts
-        wilds = hand.wilds
+        against = hand.against  # RULES #13, #14: a matching asset or a wild
         more = []
         for target in s.table.others[seat]:
             kind = tops[target]
             if kind >= 0:  # RULES #11: a top set above a protected bottom set
                 base = _CHALLENGE_BASE[target]
-                if counts[kind]:  # RULES #13, #14: a matching asset or a wild
-                    more.append(base | kind << 16)
-                for w in wilds:
-                    more.append(base | w << 16)
+                for card in against[kind]:
+                    more.append(base | card)
         if more:
             return acts + tuple(more)
     return acts
@@ -138,8 +138,9 @@ def _challenges(s: State, t: Table, seat: int, hand: Hand, info: Hand, acts: lis
             for w in wilds:
                 acts.append(base | w << 16)
         if t.second and n > 1 and not is_protected(stack, n - 2, ff):
-            for a, b in openings(t, info, stack[-2].kind):
-                acts.append(pack(CHALLENGE, a, b, target, 1))
+            base = _SECOND_BASE[target]
+            for cards in _opening_cards(t, info, stack[-2].kind):
+                acts.append(base | cards)
 
 
 def weight_one(t: Table, kind: int) -> tuple[int, ...]:
@@ -165,6 +166,12 @@ def openings(t: Table, info: Hand, kind: int) -> list[tuple[int, int]]:
     if t.penny and PENNY_JAR in info.distinct:
         out.append((PENNY_JAR, NO_CARD))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _opening_cards(t: Table, hand: Hand, kind: int) -> tuple[int, ...]:
+    """``openings`` packed into an action's card fields (cached: hands are interned)."""
+    return tuple([a << 16 | b << 12 for a, b in openings(t, hand, kind)])
 
 
 def draft_piles_for(t: Table, seat: int) -> tuple[int, ...]:

@@ -9,31 +9,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from .legal import is_protected
+from .rules import Table
 from .scoring import ranking
-from .state import DECISION_NAMES, DEPTH_NAMES, DRAFTED, State
+from .state import DECISION_NAMES, DEPTH_NAMES, DRAFTED, AssetSet, Pile, State
 
 
 def observe(s: State, seat: int | None) -> dict[str, Any]:
     """The seat's view of the game (``None``: a spectator's), with no hidden information."""
     t = s.table
     keys = t.keys
+    g = s.game
     down = _face_down(s)
     return {
         "seat": seat,
         "seats": t.seats,
         "edition": t.rules.edition,
         "version": s.version,
-        "round": s.round,
-        "dealer": s.dealer,
+        "round": g.round,
+        "dealer": g.dealer,
         "turn": s.turn,
         "action_number": s.action_no,
         "decision": None if s.over else {"seat": s.to_act, "kind": DECISION_NAMES[s.kind]},
-        "hand": [] if seat is None else [keys[c] for c in s.hands[seat].cards],
+        "hand": [] if seat is None else list(map(keys.__getitem__, s.hands[seat].cards)),
         "hand_counts": [h.size for h in s.hands],
         "deck_count": len(s.deck) - s.drawn,
-        "discard": [keys[c] for c in s.discard_pile],
-        "removed": [keys[c] for c in s.removed],
+        "discard": _discard(s.discard, keys),
+        "removed": list(map(keys.__getitem__, s.removed)),
         "draft_piles": [
             {"count": len(p), "top": keys[p[-1]] if p and i not in down else None}
             for i, p in enumerate(s.piles)
@@ -41,13 +42,13 @@ def observe(s: State, seat: int | None) -> dict[str, Any]:
         "stacks": [_stack(s, owner, seat) for owner in range(t.seats)],
         "challenge": _challenge(s),
         "bans": [list(b) for b in s.bans],
-        "tallies": list(s.tallies),
-        "round_wins": list(s.wins),
-        "round_scores": [list(r) for r in s.scores],
-        "resigned": [i for i in range(t.seats) if s.resigned >> i & 1],
+        "tallies": list(g.tallies),
+        "round_wins": list(g.wins),
+        "round_scores": [list(r) for r in g.scores],
+        "resigned": [i for i in range(t.seats) if g.resigned >> i & 1],
         "over": s.over,
-        "winners": list(s.winners),
-        "ranking": ranking(t, s.tallies, s.wins, s.winners, s.resigned) if s.over else None,
+        "winners": list(g.winners),
+        "ranking": ranking(t, g.tallies, g.wins, g.winners, g.resigned) if s.over else None,
         "history": list(s.history),  # this round's public events
     }
 
@@ -58,25 +59,63 @@ def _face_down(s: State) -> tuple[int, ...]:
     return s.flips + ch.piles if ch is not None else s.flips
 
 
+def _discard(pile: Pile, keys: tuple[str, ...]) -> list[str]:
+    """The discard pile's card keys, bottom first (walks the cons list once)."""
+    out = []
+    while pile is not None:
+        out.append(keys[pile[0]])
+        pile = pile[1]
+    out.reverse()
+    return out
+
+
 def _stack(s: State, owner: int, seat: int | None) -> list[dict[str, Any]]:
     t = s.table
-    keys, values = t.keys, t.values
+    first_formed = t.first_formed
     bit = 0 if seat is None else 1 << seat  # a spectator has seen no tucked card
-    stack = s.stacks[owner]
+    mine = owner == seat
     out = []
-    for i, st in enumerate(stack):
-        hidden = st.tucked if st.tucked >= 0 and owner != seat and not st.knowers & bit else -1
-        cards = [None if j == hidden else keys[c] for j, c in enumerate(st.cards)]
+    for i, aset in enumerate(s.stacks[owner]):
+        view = _VIEWS.get(id(aset))
+        if view is None or view[0] is not aset or view[1] is not t:
+            view = _set_view(aset, t)
+        # RULES #9, 2.8.11: a tucked card shows only to the owner and seats that saw it
+        kind, count, cards, known = view[2] if mine or aset.knowers & bit else view[3]
         out.append(
             {
-                "kind": keys[st.kind],
-                "count": len(st.cards),
-                "cards": cards,
-                "known_value": sum(values[c] for j, c in enumerate(st.cards) if j != hidden),
-                "protected": is_protected(stack, i, t.first_formed),
+                "kind": kind,
+                "count": count,
+                "cards": list(cards),
+                "known_value": known,
+                "protected": aset.first if first_formed else i == 0,  # RULES #11, #12
             }
         )
     return out
+
+
+SetView = tuple[str, int, tuple[str | None, ...], int]  # kind, count, cards, known value
+
+# Each set's view under a rule table, by the set's identity (kept alive, so its id is not
+# reused while cached): a set outlives many decisions unchanged, and observe runs at each.
+_VIEWS: dict[int, tuple[AssetSet, Table, SetView, SetView]] = {}
+_VIEWS_MAX = 4096
+
+
+def _set_view(aset: AssetSet, t: Table) -> tuple[AssetSet, Table, SetView, SetView]:
+    """A set's view to seats that know its tucked card, and to those that do not."""
+    keys, values = t.keys, t.values
+    kind, cards, tucked, _, _ = aset
+    shown: tuple[str | None, ...] = tuple([keys[c] for c in cards])
+    known = sum([values[c] for c in cards])
+    seen: SetView = (keys[kind], len(cards), shown, known)
+    unseen = seen
+    if tucked >= 0:
+        hidden = (*shown[:tucked], None, *shown[tucked + 1 :])
+        unseen = (keys[kind], len(cards), hidden, known - values[cards[tucked]])
+    if len(_VIEWS) >= _VIEWS_MAX:
+        _VIEWS.clear()
+    view = _VIEWS[id(aset)] = (aset, t, seen, unseen)
+    return view
 
 
 def _challenge(s: State) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from .state import AssetSet
 
 def stack_value(stack: tuple[AssetSet, ...], values: tuple[int, ...]) -> int:
     """RULES #25: the face value of every card in a stack."""
-    return sum(values[c] for st in stack for c in st.cards)
+    return sum([values[c] for st in stack for c in st.cards])
 
 
 def round_leaders(scores: tuple[int, ...]) -> tuple[int, ...]:

@@ -6,6 +6,7 @@ only the copy. Inside, fields are tuples so a copy shares everything it did not 
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any, NamedTuple
 
 from .hands import EMPTY, Hand
@@ -167,7 +168,11 @@ class State:
     _legal: tuple[int, ...] | None
 
     def _copy(self) -> State:
-        """The next version of this state, for apply to change (callers never see it)."""
+        """The next version of this state, for apply to change (callers never see it).
+
+        ``play.apply`` inlines this body: a slot added here must be added there too
+        (tests/engine/test_state_copy.py checks both copy every slot).
+        """
         n = _new(State)
         n.table = self.table
         n.game = self.game
@@ -257,12 +262,7 @@ class State:
     @property
     def history(self) -> Events:
         """This round's public events, oldest first."""
-        chunks = []
-        node = self.log
-        while node is not None:
-            chunks.append(node[0])
-            node = node[1]
-        return tuple(e for chunk in reversed(chunks) for e in chunk)
+        return flatten(self.log)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
@@ -286,6 +286,38 @@ class State:
 
 
 _new = object.__new__
+
+# The last flattening of each recently read history, by its newest node (kept alive, so
+# its id is not reused while cached). A state's history is its parent's plus one chunk:
+# observing every decision, as the web layer does, then costs one tuple concatenation
+# instead of a walk over the whole round. Invisible to callers; cleared when full.
+_FLAT: dict[int, tuple[History, Events]] = {}
+_FLAT_MAX = 256
+
+
+def flatten(log: History) -> Events:
+    """The events of a history log, oldest first."""
+    if log is None:
+        return ()
+    hit = _FLAT.get(id(log))
+    if hit is not None and hit[0] is log:
+        return hit[1]
+    events, prev = log
+    hit = _FLAT.pop(id(prev), None)  # the parent's flattening is superseded by this one
+    if hit is not None and hit[0] is prev:
+        flat = hit[1] + events
+    else:
+        chunks = []
+        node: History = log
+        while node is not None:
+            chunks.append(node[0])
+            node = node[1]
+        chunks.reverse()
+        flat = tuple(chain.from_iterable(chunks))
+    if len(_FLAT) >= _FLAT_MAX:
+        _FLAT.clear()
+    _FLAT[id(log)] = (log, flat)
+    return flat
 
 
 def blank_state(rules: RuleSet, seed: int) -> State:
