@@ -45,10 +45,11 @@ class BotTokenSerializer(serializers.Serializer[Any]):
 
 
 class VersionSerializer(serializers.ModelSerializer[BotVersion]):
-    """A version; its validation log only for its owner (and staff)."""
+    """A version; its webhook URL and validation log only for its owner (and staff)."""
 
     ordinal = serializers.FloatField(help_text="mu - 3 sigma: the leaderboard's number")
     provisional = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField(help_text="Webhooks; only for the owner and staff")
     validation_log = serializers.SerializerMethodField()
 
     class Meta:
@@ -75,11 +76,17 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
     def get_provisional(self, version: BotVersion) -> bool:
         return ratings.provisional(version.sigma, version.games_played)
 
+    def get_url(self, version: BotVersion) -> str | None:
+        """Where the platform sends decisions: the owner's server, not for everyone to
+        see (anyone could flood it); None for others."""
+        return version.url if self._owns(version) else None
+
     def get_validation_log(self, version: BotVersion) -> list[str] | None:
+        return list(version.validation_log) if self._owns(version) else None
+
+    def _owns(self, version: BotVersion) -> bool:
         user = self.context.get("user")
-        if user is not None and (user.pk == version.bot.owner_id or user.is_staff):
-            return list(version.validation_log)
-        return None
+        return user is not None and (user.pk == version.bot.owner_id or user.is_staff)
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):

@@ -244,6 +244,21 @@ def test_the_validation_log_is_shown_to_the_owner_and_staff_only(
         assert detail["latest"]["validation_log"] == shown
 
 
+def test_a_webhook_url_is_shown_to_the_owner_and_staff_only(
+    as_: Caller, alice: User, bob: User, staff: User, webhook_bot: Bot
+) -> None:
+    url = webhook_bot.versions.get().url
+    assert url
+    for user, shown in ((alice, url), (staff, url), (bob, None), (None, None)):
+        client = as_(user)
+        versions = client.get(f"/api/v1/bots/{webhook_bot.pk}/versions/").json()
+        assert versions[0]["url"] == shown
+        detail = client.get(f"/api/v1/bots/{webhook_bot.pk}/").json()
+        assert detail["latest"]["url"] == shown
+        listed = client.get("/api/v1/bots/").json()["results"]
+        assert [b["latest"]["url"] for b in listed if b["id"] == webhook_bot.pk] == [shown]
+
+
 # --- tokens -------------------------------------------------------------------------------
 
 
