@@ -232,31 +232,23 @@ def test_a_new_version_starts_from_the_previous_mu_with_its_uncertainty_reset(
     assert (response.json()["mu"], response.json()["sigma"]) == (30.0, 25.0 / 3)
 
 
-def test_the_validation_log_is_shown_to_the_owner_and_staff_only(
-    as_: Caller, alice: User, bob: User, staff: User, webhook_bot: Bot
+@pytest.mark.parametrize("field", ["url", "validation_log"])
+def test_the_webhook_url_and_validation_log_are_shown_to_the_owner_and_staff_only(
+    as_: Caller, alice: User, bob: User, staff: User, webhook_bot: Bot, field: str
 ) -> None:
-    log = ["handshake: 'alices-bot', protocol 1", "passed"]
-    for user, shown in ((alice, log), (staff, log), (bob, None), (None, None)):
+    owners_view = {
+        "url": webhook_bot.versions.get().url,
+        "validation_log": ["handshake: 'alices-bot', protocol 1", "passed"],
+    }[field]
+    assert owners_view
+    for user, shown in ((alice, owners_view), (staff, owners_view), (bob, None), (None, None)):
         client = as_(user)
         versions = client.get(f"/api/v1/bots/{webhook_bot.pk}/versions/").json()
-        assert versions[0]["validation_log"] == shown
+        assert versions[0][field] == shown
         detail = client.get(f"/api/v1/bots/{webhook_bot.pk}/").json()
-        assert detail["latest"]["validation_log"] == shown
-
-
-def test_a_webhook_url_is_shown_to_the_owner_and_staff_only(
-    as_: Caller, alice: User, bob: User, staff: User, webhook_bot: Bot
-) -> None:
-    url = webhook_bot.versions.get().url
-    assert url
-    for user, shown in ((alice, url), (staff, url), (bob, None), (None, None)):
-        client = as_(user)
-        versions = client.get(f"/api/v1/bots/{webhook_bot.pk}/versions/").json()
-        assert versions[0]["url"] == shown
-        detail = client.get(f"/api/v1/bots/{webhook_bot.pk}/").json()
-        assert detail["latest"]["url"] == shown
+        assert detail["latest"][field] == shown
         listed = client.get("/api/v1/bots/").json()["results"]
-        assert [b["latest"]["url"] for b in listed if b["id"] == webhook_bot.pk] == [shown]
+        assert [b["latest"][field] for b in listed if b["id"] == webhook_bot.pk] == [shown]
 
 
 # --- tokens -------------------------------------------------------------------------------
