@@ -117,6 +117,11 @@ def update(instance: Model, field_names: Sequence[str]) -> int:
         return int(cursor.rowcount)
 
 
+def prepared(instance: Model, field_names: Sequence[str]) -> list[Any]:
+    """The named fields' values as ``update`` sends them, for a statement of one's own."""
+    return _update_values(instance, field_names)
+
+
 def _insert_values(instance: Model) -> list[Any]:
     fields = [f for f in type(instance)._meta.concrete_fields if not f.primary_key]
     return [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
@@ -183,9 +188,14 @@ def _insert_sql(model: type[Model]) -> str:
     return sql
 
 
+def assignments(model: type[Model], field_names: Sequence[str]) -> str:
+    """``"column" = %s, ...`` for the named fields: the SET list ``prepared`` fills."""
+    return ", ".join(f"{quote(_field(model, name).column)} = %s" for name in field_names)
+
+
 @cache
 def _update_sql(model: type[Model], field_names: tuple[str, ...]) -> str:
-    sets = ", ".join(f"{quote(_field(model, name).column)} = %s" for name in field_names)
+    sets = assignments(model, field_names)
     pk = quote(model._meta.pk.column)
     return f"UPDATE {quote(model._meta.db_table)} SET {sets} WHERE {pk} = %s"
 

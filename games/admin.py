@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from games.models import Event, Game, Round, RoundScore, Seat
+from games.models import Event, Game, Playout, Round, RoundScore, Seat
 
 
 class SeatInline(admin.TabularInline[Seat, Game]):
@@ -39,6 +39,16 @@ class EventAdmin(admin.ModelAdmin[Event]):
     )
 
     def has_change_permission(self, request: object, obj: Event | None = None) -> bool:
+        return False  # the log is append-only
+
+
+@admin.register(Playout)
+class PlayoutAdmin(admin.ModelAdmin[Playout]):
+    list_display = ("game", "first_seq", "last_seq", "origin", "created_at")
+    list_filter = ("origin",)
+    readonly_fields = ("game", "first_seq", "codes", "origin", "created_at")
+
+    def has_change_permission(self, request: object, obj: Playout | None = None) -> bool:
         return False  # the log is append-only
 
 

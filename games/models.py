@@ -1,7 +1,11 @@
 """Games, their seats, the action log (the truth), rounds and per-seat round scores.
 
-A digital game's state is never stored as the truth: ``Event`` rows hold every action,
-and seed + actions replay the game exactly (games.engine). ``GameSnapshot`` is a derived
+A digital game's state is never stored as the truth: the action log is, and seed +
+actions replay the game exactly (games.engine). The log has two row shapes: ``Event``,
+one row per action with everything about it (actions sent one at a time), and
+``Playout``, the codes of a whole stretch of actions decided in process and written at
+once (built-in seats), whose other facts are derived by replay (games.eventlog reads
+both as one log). ``GameSnapshot`` is a derived
 cache of the engine state at ``Game.version``. Round results are rows, so leagues and
 standings can query dollars and tallies without touching the engine.
 """
@@ -141,6 +145,44 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.game_id} #{self.seq}"
+
+
+class Playout(models.Model):
+    """A stretch of a game's log decided in process and written in one go (built-in seats).
+
+    It holds the log entries ``first_seq`` .. ``first_seq + len(codes) - 1`` as the
+    engine's action codes only. Everything else an ``Event`` row would hold follows from
+    them exactly: the seat is the one to act before each action, the actor is that seat's
+    user, the action's JSON form comes from its code, and the public events are what
+    replaying the code produces (the engine is deterministic). One row instead of
+    hundreds: a game of built-in strategies costs the database a few statements.
+    """
+
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="playouts", db_index=False
+    )  # the unique (game, first_seq) index serves every lookup by game
+    first_seq = models.PositiveIntegerField()
+    codes = models.JSONField(help_text="The engine's packed actions, in log order")
+    origin = models.CharField(max_length=20, help_text="Who chose them, e.g. builtin")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("game", "first_seq")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["game", "first_seq"], name="games_playout_unique_first_seq"
+            ),
+            models.CheckConstraint(
+                condition=Q(first_seq__gte=1), name="games_playout_after_the_deal"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} #{self.first_seq}-{self.last_seq}"
+
+    @property
+    def last_seq(self) -> int:
+        return self.first_seq + len(self.codes) - 1
 
 
 class GameSnapshot(models.Model):

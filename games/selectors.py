@@ -12,10 +12,10 @@ from django.db.models import Prefetch, QuerySet
 from accounts.models import User
 from cya_site import rows
 from cya_site.errors import DomainError
-from games import store
+from games import eventlog, store
 from games.engine import State, action_to_json, legal_actions, new_game, observe
 from games.engine.state import DECISION_NAMES
-from games.models import Event, Game, GameSnapshot, Round, RoundScore, Seat
+from games.models import Game, GameSnapshot, Round, RoundScore, Seat
 from games.store import replay_one
 
 
@@ -117,13 +117,14 @@ def decision_payload(
 
 def public_events(game: Game, after: int, limit: int) -> list[dict[str, Any]]:
     """The public part of the log after ``after``: what everyone saw, never the actions."""
-    rows = Event.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
-    return [{"seq": e.seq, "seat": e.seat, "events": e.public_events} for e in rows]
+    return [
+        {"seq": e.seq, "seat": e.seat, "events": e.public_events}
+        for e in eventlog.entries(game, after, limit)
+    ]
 
 
 def replay(game: Game) -> dict[str, Any]:
     """The whole record of an ended game: seed, rules and every action with its events."""
-    rows = Event.objects.filter(game=game).order_by("seq")
     return {
         "game": game.pk,
         "seed": game.seed,
@@ -136,7 +137,7 @@ def replay(game: Game) -> dict[str, Any]:
                 "origin": e.origin,
                 "events": e.public_events,
             }
-            for e in rows
+            for e in eventlog.entries(game)
         ],
     }
 
@@ -145,7 +146,6 @@ def replay_view(game: Game, seat: int | None, step: int) -> dict[str, Any]:
     """What ``seat`` (or a spectator) saw after ``step`` actions of an ended game."""
 
     state = new_game(store.rules_of(game), game.seed or 0)
-    codes = Event.objects.filter(game=game, seq__gt=0, seq__lte=step).order_by("seq")
-    for code in codes.values_list("action_code", flat=True):
+    for code in eventlog.codes(game, 0, step):
         state = replay_one(state, code)
     return observe(state, seat)

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from django.db import IntegrityError, transaction
 from django.db.models import Model
@@ -39,8 +39,6 @@ from games.engine.rules import compile_rules
 from games.engine.scoring import ranking
 from games.engine.state import DECISION_NAMES
 from games.models import Event, Game, Round, Seat
-
-PublicEvents = tuple[dict[str, Any], ...]
 
 
 @dataclass(frozen=True)
@@ -235,48 +233,46 @@ def action_submit(
 
 def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -> Game:
     """Play a game from its stored version to its end, ``choose`` picking every action,
-    and write it all in one transaction.
+    and write it all at once: the actions as one ``Playout`` row of the log
+    (eventlog.playout_record).
 
     For games every seat of which is decided in-process (built-in strategies). The
     playout starts from the state the log gives at ``game.version`` (store.load_state),
     and every choice is applied here, through the engine, exactly once: an illegal one
     raises before anything is written, and the log entries, rounds and places written
-    are the engine's own results, never the caller's. The playout runs before the
-    transaction, which then locks the game and refuses (``stale_version``,
-    ``game_over``) if anything moved it on meanwhile, so the entries continue the log.
+    are the engine's own results, never the caller's. The write is guarded by the game's
+    status and version: if anything moved the game on meanwhile, nothing is written and
+    it refuses (``stale_version``, ``game_over``), so the entries continue the log.
     """
     _require_active(game)
     start = game.version
     state = store.load_state(game)
-    edition = state.rules.edition
-    steps = []
+    played: list[int] = []
+    rounds: list[dict[str, Any]] = []
+    ended = None
     while not state.over:
-        seat = state.to_act
         code = choose(state)
-        state, events = apply(state, code, seat=seat)
-        steps.append((state.version, seat, code, events))
-    with transaction.atomic():
-        actors = _batch_lock(game.pk, start)
-        now = timezone.now()
-        entries = []
-        rounds = []
-        ranking = None
-        action_json = eventlog.action_json
-        for seq, seat, code, events in steps:  # Entry's fields, in order (built positionally)
-            action = action_json(code, edition)
-            entries.append(eventlog.Entry(seq, seat, actors[seat], action, code, events, origin))
-            for public in events:
-                if public["type"] == "round_end":
-                    rounds.append(public)
-                elif public["type"] == "game_end":
-                    _end_fields(game, public, now)
-                    ranking = public["ranking"]
-        eventlog.append(game.pk, entries, now)
-        eventlog.results_set(game.pk, rounds, ranking, now)
-        game.version = state.version
-        rows.update(game, PROGRESS_FIELDS)
-        store.save_state(game, state)
-        _after_commit(game, state)  # no entries: a batch is a whole game (read /events/)
+        state, events = apply(state, code, seat=state.to_act)
+        played.append(code)
+        for public in events:
+            if public["type"] == "round_end":
+                rounds.append(public)
+            elif public["type"] == "game_end":
+                ended = public
+    now = timezone.now()
+    game.version = state.version
+    game.round_number = state.round
+    ranking = None
+    if ended is not None:
+        _end_fields(game, ended, now)
+        ranking = ended["ranking"]
+    snapshot = store.snapshot_bytes(state)
+    if not eventlog.playout_record(
+        game, start, played, origin, now, rounds, ranking, snapshot, PROGRESS_FIELDS
+    ):
+        _refuse_batch(game, start)
+    store.remember(game.pk, state)
+    _after_commit(game, state)  # no entries: a batch is a whole game (read /events/)
     return game
 
 
@@ -457,18 +453,17 @@ def _require_open(game: Game) -> None:
         raise DomainError("game_not_open", "The table has already started.", status=409)
 
 
-def _batch_lock(game_id: int, version: int) -> dict[int, int | None]:
-    """Lock the game row and require it active at ``version``; each seat's user id."""
-    found = eventlog.lock(game_id)
-    if found is None:
-        raise DomainError("not_found", "No such game.", status=404)
-    status, current, actors = found
-    _require_active(Game(status=status))
-    if version != current:
-        raise DomainError(
-            "stale_version", f"The game is at version {current}.", {"version": current}, 409
-        )
-    return actors
+def _refuse_batch(game: Game, version: int) -> NoReturn:
+    """Why a batch from ``version`` found nothing to write (the game, read again, is gone,
+    not active, or at another version)."""
+    try:
+        game.refresh_from_db()
+    except Game.DoesNotExist:
+        raise DomainError("not_found", "No such game.", status=404) from None
+    _require_active(game)
+    raise DomainError(
+        "stale_version", f"The game is at version {game.version}.", {"version": game.version}, 409
+    )
 
 
 def _require_active(game: Game) -> None:
@@ -495,7 +490,7 @@ def _record(
     game: Game,
     state: State,
     new_state: State,
-    events: PublicEvents,
+    events: eventlog.PublicEvents,
     *,
     seat: Seat,
     actor: User | None,

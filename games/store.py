@@ -21,9 +21,9 @@ import orjson
 from django.db import transaction
 
 from cya_site import rows
-from games.engine import RuleSet, State, apply, new_game, resign, state_from_json, state_to_json
-from games.engine import actions as engine_actions
-from games.models import Event, Game, GameSnapshot
+from games import eventlog
+from games.engine import RuleSet, State, new_game, state_from_json, state_to_json
+from games.models import Game, GameSnapshot
 
 CACHE_SIZE = 512
 SNAPSHOT_FIELDS = ("version", "state")
@@ -61,7 +61,7 @@ def snapshot_state(game: Game, state: State) -> GameSnapshot | None:
     snapshot read with the game, its fields set, for the caller to write
     (``SNAPSHOT_FIELDS``); None when there was none to reuse and it has been written."""
     _remember(game.pk, state)
-    data = orjson.dumps(state_to_json(state))
+    data = snapshot_bytes(state)
     snapshot: GameSnapshot | None = None
     if Game.snapshot.is_cached(game):
         snapshot = getattr(game, "snapshot", None)
@@ -71,6 +71,17 @@ def snapshot_state(game: Game, state: State) -> GameSnapshot | None:
     if not GameSnapshot.objects.filter(game=game).update(version=state.version, state=data):
         GameSnapshot.objects.create(game=game, version=state.version, state=data)
     return None
+
+
+def snapshot_bytes(state: State) -> bytes:
+    """The snapshot column's value for ``state``."""
+    return orjson.dumps(state_to_json(state))
+
+
+def remember(game_id: int, state: State) -> None:
+    """Keep ``state`` in this process's cache once the current transaction commits (for a
+    caller that wrote the snapshot itself)."""
+    _remember(game_id, state)
 
 
 def cached_version(game_id: int) -> int | None:
@@ -110,12 +121,7 @@ def _rebuild(game: Game) -> State:
     else:
         state = new_game(rules_of(game), game.seed)
     if state.version < game.version:
-        codes = (
-            Event.objects.filter(game=game, seq__gt=state.version, seq__lte=game.version)
-            .order_by("seq")
-            .values_list("action_code", flat=True)
-        )
-        for code in codes:
+        for code in eventlog.codes(game, state.version, game.version):
             state = replay_one(state, code)
     if state.version != game.version:
         raise RuntimeError(f"game {game.pk}: log ends at {state.version}, game at {game.version}")
@@ -123,9 +129,5 @@ def _rebuild(game: Game) -> State:
 
 
 def replay_one(state: State, code: int | None) -> State:
-    """Apply one logged action (a resignation is logged as the engine's resign action)."""
-    if code is None:
-        raise RuntimeError("a logged action has no code")
-    if engine_actions.action_type(code) == engine_actions.RESIGN:
-        return resign(state, (code >> 8) & 15)[0]
-    return apply(state, code)[0]
+    """Apply one logged action (eventlog.replay_step): the state it leads to."""
+    return eventlog.replay_step(state, code)[0]

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from bots.models import Match, MatchEntry, RatingChange, SeatControl
-from games import store
+from games import eventlog, store
 from games.engine import RuleSet, State, new_game
-from games.models import Event, Game
+from games.models import Game
 
 
 def quick(seats: int) -> RuleSet:
@@ -22,12 +22,13 @@ def quick(seats: int) -> RuleSet:
     return replace(RuleSet.preset("2021", seats=seats), ending="quick")
 
 
-def states_before(game: Game) -> Iterator[tuple[Event, State]]:
+def states_before(game: Game) -> Iterator[tuple[eventlog.LogEntry, State]]:
     """Each logged action of ``game`` with the engine state it was applied to."""
+    game.refresh_from_db()
     state = new_game(store.rules_of(game), game.seed or 0)
-    for event in Event.objects.filter(game=game, seq__gt=0).order_by("seq"):
-        yield event, state
-        state = store.replay_one(state, event.action_code)
+    for entry in eventlog.entries(game, after=0):
+        yield entry, state
+        state = store.replay_one(state, entry.action_code)
 
 
 def state_at(game: Game, version: int) -> State:
@@ -39,9 +40,9 @@ def state_at(game: Game, version: int) -> State:
 
 
 def assert_gap_free_log(game: Game) -> None:
-    """The log is 0, 1, ..., version: one event per version, none lost or doubled."""
+    """The log is 0, 1, ..., version: one entry per version, none lost or doubled."""
     game.refresh_from_db()
-    seqs = list(Event.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
+    seqs = [entry.seq for entry in eventlog.entries(game)]
     assert seqs == list(range(game.version + 1)), (game.pk, seqs[-5:], game.version)
 
 
@@ -75,5 +76,5 @@ def control_of(match: Match, version_id: int, rotation: int = 0) -> SeatControl:
 
 def seat_origins(control: SeatControl) -> list[str]:
     """The origin of every action logged for the control's seat, in order."""
-    rows = Event.objects.filter(game_id=control.seat.game_id, seat=control.seat.number, seq__gt=0)
-    return list(rows.order_by("seq").values_list("origin", flat=True))
+    game = Game.objects.get(pk=control.seat.game_id)
+    return [e.origin for e in eventlog.entries(game, after=0) if e.seat == control.seat.number]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from django.db import transaction
-from django.utils import timezone
 
 from accounts.models import User
 from bots import runner, services
@@ -24,7 +22,7 @@ from games.engine import (
     legal_actions,
     replay,
 )
-from games.models import Event, Game, Round, RoundScore, Seat
+from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
 from tests.bots.checks import quick, states_before
 
 
@@ -55,18 +53,18 @@ def test_a_builtin_match_plays_one_game_per_rotation_and_rates_each_version_once
     games = Game.objects.filter(match_game__match=match)
     assert {g.status for g in games} == {"finished"}
     assert {g.seed for g in games} == {42}  # duplicate deals: one shuffle, every rotation
-    origins = Event.objects.filter(game__in=games, seq__gt=0).values_list("origin", flat=True)
-    assert set(origins) == {"builtin"}
-    for game in games:  # the log written in one COPY replays to the stored result
-        entries = Event.objects.filter(game=game, seq__gt=0).order_by("seq")
-        assert list(entries.values_list("seq", flat=True)) == list(range(1, game.version + 1))
-        codes = [c for c in entries.values_list("action_code", flat=True) if c is not None]
+    for game in games:  # the log written as one playout replays to the stored result
+        entries = eventlog.entries(game, after=0)
+        assert [e.seq for e in entries] == list(range(1, game.version + 1))
+        assert {e.origin for e in entries} == {"builtin"}
+        codes = [e.action_code for e in entries if e.action_code is not None]
         assert game.seed is not None
         final = replay(RuleSet.from_json(game.rules), game.seed, codes)
         assert list(final.winners) == game.winners
-        last = entries.last()
-        assert last is not None
-        assert last.public_events[-1]["type"] == "game_end"
+        assert entries[-1].public_events[-1]["type"] == "game_end"
+        # one row holds the whole game's actions; only the deal is an Event row
+        assert Event.objects.filter(game=game).count() == 1
+        assert Playout.objects.get(game=game).codes == codes
     changes = RatingChange.objects.filter(match=match)
     assert changes.count() == 4
     places = sorted(c.actual_place for c in changes)
@@ -82,7 +80,7 @@ def test_a_builtin_match_plays_one_game_per_rotation_and_rates_each_version_once
 # --- the batch that writes a built-in game (games.services.actions_record) ---------------
 
 
-def test_every_row_of_a_batch_written_game_is_what_the_engine_produced(
+def test_every_entry_of_a_batch_written_game_is_what_the_engine_produced(
     builtins: list[BotVersion],
 ) -> None:
     match = services.match_create(versions=builtins, rules=quick(3), seed=7)
@@ -90,25 +88,62 @@ def test_every_row_of_a_batch_written_game_is_what_the_engine_produced(
     runner.run_game(match, game)
     game.refresh_from_db()
     users = dict(Seat.objects.filter(game=game).values_list("number", "user_id"))
-    rows = list(Event.objects.filter(game=game, seq__gt=0).order_by("seq"))
-    assert len(rows) == game.version
-    for event, state in states_before(game):
-        assert event.action_code is not None
-        after, public = apply(state, event.action_code)
-        assert event.seq == after.version
-        assert event.seat == state.to_act
-        assert event.actor_id == users[state.to_act]
-        assert event.action == action_to_json(event.action_code, state.rules.edition)
-        assert event.public_events == orjson.loads(orjson.dumps(public))
-        assert (event.origin, event.idempotency_key) == ("builtin", "")
+    playout = Playout.objects.get(game=game)
+    assert (playout.first_seq, playout.last_seq, playout.origin) == (1, game.version, "builtin")
+    entries = eventlog.entries(game, after=0)
+    assert len(entries) == game.version
+    for entry, state in states_before(game):
+        assert entry.action_code is not None
+        after, public = apply(state, entry.action_code)
+        assert entry.seq == after.version
+        assert entry.seat == state.to_act
+        assert entry.actor_id == users[state.to_act]
+        assert entry.action == action_to_json(entry.action_code, state.rules.edition)
+        assert entry.public_events == orjson.loads(orjson.dumps(public))
+        assert (entry.origin, entry.idempotency_key) == ("builtin", "")
+        assert entry.created_at == playout.created_at
     assert game.status == Game.Status.FINISHED
     assert store.load_state(game).version == game.version
-    ended = rows[-1].public_events[-1]
+    ended = entries[-1].public_events[-1]
     assert ended["type"] == "game_end"
     places = dict(Seat.objects.filter(game=game).values_list("number", "place"))
     assert places == {row["seat"]: row["place"] for row in ended["ranking"]}
     assert Round.objects.filter(game=game).count() == 1  # quick: one round
     assert RoundScore.objects.filter(round__game=game).count() == 3
+
+
+def test_a_playout_after_single_actions_continues_the_log_and_reads_as_one(
+    builtins: list[BotVersion],
+) -> None:
+    """A game resumed in process (a rerun) after actions sent one at a time: Event rows
+    then a playout, read back as one gap-free log, by range as the events endpoint does."""
+    match = services.match_create(versions=builtins, rules=quick(3), seed=7)
+    game = Game.objects.filter(match_game__match=match).order_by("match_game__rotation")[0]
+    for _ in range(5):
+        game.refresh_from_db()
+        state = store.load_state(game)
+        seat = Seat.objects.get(game=game, number=state.to_act)
+        assert seat.user is not None
+        game_services.action_submit(
+            game_id=game.pk,
+            user=seat.user,
+            action=action_to_json(default_action(state), state.rules.edition),
+            version=state.version,
+        )
+    game.refresh_from_db()
+    runner.run_game(match, game)
+    game.refresh_from_db()
+    assert Playout.objects.get(game=game).first_seq == 6
+    whole = eventlog.entries(game)
+    assert [e.seq for e in whole] == list(range(game.version + 1))
+    assert [e.origin for e in whole[:7]] == ["deal", "api", "api", "api", "api", "api", "builtin"]
+    assert eventlog.entries(game, after=3, limit=5) == whole[4:9]
+    assert eventlog.codes(game, 0, game.version) == [e.action_code for e in whole[1:]]
+    store.forget(game.pk)  # a rebuild from the seed replays both row shapes
+    GameSnapshot.objects.filter(game=game).delete()
+    assert store.load_state(Game.objects.get(pk=game.pk)) == store.load_state(game)
+    final = replay(store.rules_of(game), game.seed or 0, eventlog.codes(game, 0, game.version))
+    assert list(final.winners) == game.winners
 
 
 def test_a_batch_refuses_a_game_that_moved_on_while_it_was_played(
@@ -135,6 +170,7 @@ def test_a_batch_refuses_a_game_that_moved_on_while_it_was_played(
         game_services.actions_record(game=stale, choose=first_legal, origin="builtin")
     assert refused.value.code == "stale_version"
     assert Event.objects.filter(game=game).count() == 2  # the deal and the one action
+    assert not Playout.objects.filter(game=game).exists()
 
 
 def test_a_batch_with_an_illegal_choice_writes_nothing(builtins: list[BotVersion]) -> None:
@@ -150,17 +186,4 @@ def test_a_batch_with_an_illegal_choice_writes_nothing(builtins: list[BotVersion
     game.refresh_from_db()
     assert (game.version, game.status) == (0, Game.Status.ACTIVE)
     assert Event.objects.filter(game=game).count() == 1  # the deal only
-
-
-def test_the_copy_writer_keeps_json_text_exactly(builtins: list[BotVersion]) -> None:
-    match = services.match_create(versions=builtins, rules=quick(3), seed=7)
-    game = Game.objects.filter(match_game__match=match).first()
-    assert game is not None
-    awkward = {"note": 'tab\there, new\nline, back\\slash \\N, "quoted", ünïcødé ✓'}
-    entry = eventlog.Entry(900, 1, None, {"type": "x", **awkward}, None, ({**awkward},), "o\\k")
-    with transaction.atomic():
-        eventlog.append(game.pk, [entry], timezone.now())
-    row = Event.objects.get(game=game, seq=900)
-    assert row.action == {"type": "x", **awkward}
-    assert row.public_events == [awkward]
-    assert (row.seat, row.actor_id, row.action_code, row.origin) == (1, None, None, "o\\k")
+    assert not Playout.objects.filter(game=game).exists()
