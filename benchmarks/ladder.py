@@ -1,6 +1,6 @@
 """Ladder speed: built-in matches through Celery workers, against the same matches in-process.
 
-    python benchmarks/ladder.py [--matches 40] [--seats 4]
+    python benchmarks/ladder.py [--matches 100] [--seats 4]
 
 Needs PostgreSQL and Redis (``DATABASE_URL``'s server and ``REDIS_URL``; defaults are the
 local ones). It recreates a database ``cya_ladder_bench``, migrates it, registers
@@ -11,7 +11,9 @@ ladder matches (duplicate deals: one game per seat rotation), then:
    ``bots.play_match`` task per match, and times until every match is finished and rated
    (games are written to the database, ratings applied);
 2. in-process: plays the same matches (same seeds, same strategies, same rotations) in
-   one process with the engine and strategies only, no database and no broker.
+   one process with the engine and strategies only, no database and no broker, once
+   before the ladder and once after it; the rate is over the mean of the two CPU times
+   (so a shared machine's drift during the run weighs on both sides alike).
 
 ``ratio`` compares per-core throughput: ladder games/s over twice the in-process rate.
 Wall-clock figures on a shared machine move with everyone else's load, so it also prints
@@ -85,9 +87,10 @@ def backends(conn: psycopg.Connection[tuple[Any, ...]]) -> list[int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # 12 matches (48 games) took about a second of ladder time: too little for a steady
-    # state, with each worker process's first task (its connection, cold caches) in it.
-    parser.add_argument("--matches", type=int, default=40)
+    # 40 matches (160 games) took under 3 s of ladder time once a game was one statement:
+    # each worker process's first task (its connection, cold caches), the last match
+    # running alone and the 50 ms completion poll were a tenth of that.
+    parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
 
@@ -138,7 +141,28 @@ def main() -> None:
     }
     games = sum(len(ids) for ids in game_ids.values())
 
-    # 1. the ladder: one worker with 2 processes, one task per match
+    # in process: the same matches, engine and strategies only, no database, no broker
+    names = [v.strategy for v in versions]
+    n = args.seats
+
+    def in_process() -> float:
+        """The CPU seconds one process takes to play every game of the matches."""
+        started_cpu = time.process_time()
+        for match in matches:
+            for rotation, game_id in enumerate(game_ids[match.pk]):
+                seats = [strategy(names[(s - rotation) % n]) for s in range(n)]
+                state = new_game(rules, match.seed)
+                while not state.over:  # seeded as bots.runner seeds them: the very same games
+                    seat = state.to_act
+                    rng = Random(f"{match.seed}:{game_id}:{state.version}")
+                    state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
+        return time.process_time() - started_cpu
+
+    # measured before and after the ladder, so a machine that speeds up or slows down
+    # during the run moves both sides of the ratio alike
+    before = in_process()
+
+    # the ladder: one worker with 2 processes, one task per match
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "--app", "cya_site", "worker", "--queues", queue,
          "--concurrency", "2", "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
@@ -173,19 +197,7 @@ def main() -> None:
         sys.exit(f"{voided} matches were voided: see the worker's log")
     ladder_rate = games / ladder_seconds
 
-    # 2. the same matches in process: engine and strategies, no database, no broker
-    names = [v.strategy for v in versions]
-    n = args.seats
-    started_cpu = time.process_time()
-    for match in matches:
-        for rotation, game_id in enumerate(game_ids[match.pk]):
-            seats = [strategy(names[(s - rotation) % n]) for s in range(n)]
-            state = new_game(rules, match.seed)
-            while not state.over:  # seeded as bots.runner seeds them: the very same games
-                seat = state.to_act
-                rng = Random(f"{match.seed}:{game_id}:{state.version}")
-                state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
-    inprocess_cpu = time.process_time() - started_cpu
+    inprocess_cpu = (before + in_process()) / 2
     inprocess_rate = games / inprocess_cpu
 
     print(f"{len(matches)} matches x {n} rotations = {games} games of {n} seats")
