@@ -5,9 +5,10 @@ facts (actions sent one at a time, through games.services), and ``Playout``, the
 codes of a stretch decided in process and written in one go (games of built-in seats,
 games.services.actions_record). ``entries`` and ``codes`` read both as one log; a
 playout's seats, actors, action JSON and public events are rebuilt by replaying the
-codes from the seed, which is exact. A game of built-in seats is thus a handful of
-statements: its playout, its rounds with their scores and the seats' places (one
-statement each on PostgreSQL; the ORM on other databases, SQLite under ``make run``).
+codes from the seed, which is exact. A game of built-in seats is thus written with one
+statement on PostgreSQL (``playout_record``: its playout, rounds with their scores, the
+seats' places, the game row and its snapshot), and through the ORM on other databases
+(SQLite under ``make run``).
 """
 
 from __future__ import annotations
@@ -286,8 +287,8 @@ def places_set(game_id: int, ranking: Sequence[dict[str, Any]]) -> None:
 
 
 def _rounds_params(game_id: int, publics: Sequence[dict[str, Any]]) -> list[Any]:
-    """The parameters of ``_NEW_ROUNDS`` after its ``finished_at`` (and game), and of
-    ``_ROUND_SCORES``."""
+    """The parameters of ``_NEW_ROUNDS`` that follow its ``finished_at`` and game, then
+    those of ``_ROUND_SCORES``."""
     scores = [
         (p["round"], n, dollars, p["tallies"][n], n in p["round_winners"])
         for p in publics

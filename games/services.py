@@ -270,7 +270,7 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
     if not eventlog.playout_record(
         game, start, played, origin, now, rounds, ranking, snapshot, PROGRESS_FIELDS
     ):
-        _refuse_batch(game, start)
+        _refuse_batch(game)
     store.remember(game.pk, state)
     _after_commit(game, state)  # no entries: a batch is a whole game (read /events/)
     return game
@@ -453,9 +453,9 @@ def _require_open(game: Game) -> None:
         raise DomainError("game_not_open", "The table has already started.", status=409)
 
 
-def _refuse_batch(game: Game, version: int) -> NoReturn:
-    """Why a batch from ``version`` found nothing to write (the game, read again, is gone,
-    not active, or at another version)."""
+def _refuse_batch(game: Game) -> NoReturn:
+    """Why a batch found nothing to write: the game, read again, is gone, not active, or
+    at another version than the one it was played from."""
     try:
         game.refresh_from_db()
     except Game.DoesNotExist:
