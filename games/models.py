@@ -155,7 +155,7 @@ class Playout(models.Model):
     them exactly: the seat is the one to act before each action, the actor is that seat's
     user, the action's JSON form comes from its code, and the public events are what
     replaying the code produces (the engine is deterministic). One row instead of
-    hundreds: a game of built-in strategies costs the database a few statements.
+    hundreds: a game of built-in strategies costs the database one statement.
     """
 
     game = models.ForeignKey(
