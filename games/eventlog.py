@@ -52,21 +52,21 @@ def entries(game: Game, after: int = -1, limit: int | None = None) -> list[LogEn
     upto = game.version if limit is None else min(game.version, after + limit)
     events = Event.objects.filter(game=game, seq__gt=after, seq__lte=upto).order_by("seq")
     logged = [_logged(e) for e in events]
-    playouts = [p for p in _playouts(game, upto) if p.last_seq > after]
-    if not playouts:
+    every = _playouts(game, upto)
+    if not any(p.last_seq > after for p in every):
         return logged
     by_seq = {e.seq: e for e in logged}
     users = dict(Seat.objects.filter(game=game).values_list("number", "user_id"))
     state = new_game(RuleSet.from_json(game.rules), game.seed or 0)
     edition = state.rules.edition
-    for seq, (code, playout) in sorted(_coded(game, 0, upto).items()):
-        before = state
+    for seq, (code, playout) in sorted(_coded(game, 0, upto, every).items()):
+        seat = None if code is None else _seat_of(state, code)
         state, public = replay_step(state, code)
-        if seq > after and playout is not None and code is not None:
+        if seq > after and playout is not None and seat is not None:
             by_seq[seq] = LogEntry(
                 seq,
-                _seat_of(before, code),
-                users.get(_seat_of(before, code)),
+                seat,
+                users.get(seat),
                 action_json(code, edition),
                 code,
                 orjson.loads(orjson.dumps(list(public))),  # the types a JSON column returns
@@ -81,7 +81,7 @@ def codes(game: Game, after: int, upto: int) -> list[int]:
     """The action codes of seqs ``after`` < seq <= ``upto``, in order: what a replay needs.
 
     Raises RuntimeError if the log lacks one of them (or holds an entry without one)."""
-    coded = _coded(game, after, upto)
+    coded = _coded(game, after, upto, _playouts(game, upto))
     found = []
     for seq in range(after + 1, upto + 1):
         code = coded.get(seq, (None, None))[0]
@@ -129,14 +129,16 @@ def _playouts(game: Game, upto: int) -> list[Playout]:
     return list(Playout.objects.filter(game=game, first_seq__lte=upto).order_by("first_seq"))
 
 
-def _coded(game: Game, after: int, upto: int) -> dict[int, tuple[int | None, Playout | None]]:
+def _coded(
+    game: Game, after: int, upto: int, playouts: Sequence[Playout]
+) -> dict[int, tuple[int | None, Playout | None]]:
     """Each seq after ``after`` up to ``upto``: its action code and the playout holding it
-    (None for an Event row)."""
+    (None for an Event row); ``playouts`` are the game's (``_playouts``)."""
     events = Event.objects.filter(game=game, seq__gt=after, seq__lte=upto)
     coded: dict[int, tuple[int | None, Playout | None]] = {
         seq: (code, None) for seq, code in events.values_list("seq", "action_code")
     }
-    for playout in _playouts(game, upto):
+    for playout in playouts:
         for seq, code in enumerate(playout.codes, playout.first_seq):
             if after < seq <= upto:
                 coded[seq] = (code, playout)
@@ -165,10 +167,26 @@ def playout_record(
     """
     if not played:
         raise ValueError("a playout holds at least one action")
-    if connection.vendor != "postgresql":
-        return _playout_record_orm(
-            game, start, played, origin, created_at, publics, ranking, snapshot, fields
-        )
+    if connection.vendor != "postgresql":  # the same rows through the ORM
+        with transaction.atomic():
+            locked = Game.objects.select_for_update().filter(pk=game.pk)
+            if locked.values_list("status", "version").first() != (Game.Status.ACTIVE, start):
+                return False
+            Playout.objects.create(
+                game=game,
+                first_seq=start + 1,
+                codes=list(played),
+                origin=origin,
+                created_at=created_at,
+            )
+            rounds_append(game.pk, publics, created_at)
+            if ranking is not None:
+                places_set(game.pk, ranking)
+            rows.update(game, fields)
+            GameSnapshot.objects.update_or_create(
+                game=game, defaults={"version": start + len(played), "state": snapshot}
+            )
+        return True
     params = [
         *rows.prepared(game, fields),
         game.pk,
@@ -184,35 +202,6 @@ def playout_record(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return bool(cursor.fetchone()[0])
-
-
-def _playout_record_orm(
-    game: Game,
-    start: int,
-    played: Sequence[int],
-    origin: str,
-    created_at: datetime,
-    publics: Sequence[dict[str, Any]],
-    ranking: Sequence[dict[str, Any]] | None,
-    snapshot: bytes,
-    fields: Sequence[str],
-) -> bool:
-    """``playout_record`` on other databases: the same rows, through the ORM."""
-    with transaction.atomic():
-        locked = Game.objects.select_for_update().filter(pk=game.pk)
-        if locked.values_list("status", "version").first() != (Game.Status.ACTIVE, start):
-            return False
-        Playout.objects.create(
-            game=game, first_seq=start + 1, codes=list(played), origin=origin, created_at=created_at
-        )
-        rounds_append(game.pk, publics, created_at)
-        if ranking is not None:
-            places_set(game.pk, ranking)
-        rows.update(game, fields)
-        GameSnapshot.objects.update_or_create(
-            game=game, defaults={"version": start + len(played), "state": snapshot}
-        )
-    return True
 
 
 @cache

@@ -120,16 +120,7 @@ def test_a_playout_after_single_actions_continues_the_log_and_reads_as_one(
     match = services.match_create(versions=builtins, rules=quick(3), seed=7)
     game = Game.objects.filter(match_game__match=match).order_by("match_game__rotation")[0]
     for _ in range(5):
-        game.refresh_from_db()
-        state = store.load_state(game)
-        seat = Seat.objects.get(game=game, number=state.to_act)
-        assert seat.user is not None
-        game_services.action_submit(
-            game_id=game.pk,
-            user=seat.user,
-            action=action_to_json(default_action(state), state.rules.edition),
-            version=state.version,
-        )
+        submit_default(game)
     game.refresh_from_db()
     runner.run_game(match, game)
     game.refresh_from_db()
@@ -153,15 +144,7 @@ def test_a_batch_refuses_a_game_that_moved_on_while_it_was_played(
     game = Game.objects.filter(match_game__match=match).first()
     assert game is not None
     stale = Game.objects.get(pk=game.pk)
-    state = store.load_state(game)
-    seat = Seat.objects.get(game=game, number=state.to_act)
-    assert seat.user is not None
-    game_services.action_submit(
-        game_id=game.pk,
-        user=seat.user,
-        action=action_to_json(default_action(state), state.rules.edition),
-        version=state.version,
-    )
+    submit_default(game)
 
     def first_legal(state: State) -> int:
         return legal_actions(state)[0]
@@ -187,3 +170,17 @@ def test_a_batch_with_an_illegal_choice_writes_nothing(builtins: list[BotVersion
     assert (game.version, game.status) == (0, Game.Status.ACTIVE)
     assert Event.objects.filter(game=game).count() == 1  # the deal only
     assert not Playout.objects.filter(game=game).exists()
+
+
+def submit_default(game: Game) -> None:
+    """The seat to act sends the engine's safe default through the action API's service."""
+    game.refresh_from_db()
+    state = store.load_state(game)
+    seat = Seat.objects.get(game=game, number=state.to_act)
+    assert seat.user is not None
+    game_services.action_submit(
+        game_id=game.pk,
+        user=seat.user,
+        action=action_to_json(default_action(state), state.rules.edition),
+        version=state.version,
+    )
