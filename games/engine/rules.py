@@ -8,7 +8,7 @@ into a ``Table`` of plain attributes once, cached per RuleSet.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any
 
@@ -111,11 +111,28 @@ class RuleSet:
 
     def to_json(self) -> dict[str, Any]:
         """Every option, as JSON-ready data."""
-        return asdict(self)
+        # Every state snapshot holds its rules: this runs at every action, and
+        # dataclasses.asdict (a deep copy) cost more than the rest of the snapshot.
+        out = {name: getattr(self, name) for name in _OPTIONS}
+        out["advanced"] = {name: getattr(self.advanced, name) for name in _ADVANCED_OPTIONS}
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> RuleSet:
-        """Parse ``to_json`` output (or a partial dict over the defaults); strict about keys."""
+        """Parse ``to_json`` output (or a partial dict over the defaults); strict about keys.
+
+        Memoised by value (a game's rules are read back at every state load): only input
+        that parses is remembered, so invalid input is refused every time.
+        """
+        try:
+            key = _json_key(data)
+            hash(key)
+        except TypeError:  # not a dict of plain values: the full parse says what is wrong
+            return cls._parse(data)
+        return _parse_cached(key)
+
+    @classmethod
+    def _parse(cls, data: Any) -> RuleSet:
         if not isinstance(data, dict):
             raise InvalidRules("rules must be a JSON object", field="rules")
         known = {f.name for f in fields(cls)}
@@ -141,6 +158,32 @@ class RuleSet:
                 f"unknown preset {name!r}; choose one of {sorted(PRESETS)}", field="preset"
             ) from None
         return base.with_options(**options) if options else base
+
+
+_OPTIONS = tuple(f.name for f in fields(RuleSet) if f.name != "advanced")
+_ADVANCED_OPTIONS = tuple(f.name for f in fields(Advanced))
+_JsonKey = tuple[tuple[str, type, Any], ...]
+
+
+def _json_key(data: Any) -> _JsonKey:
+    """``from_json`` input as a hashable value. Each value's type is part of it, so that
+    input equal but not identical to a valid one (``True`` for ``1``) is parsed, not
+    taken from the cache. TypeError for anything but a dict."""
+    if not isinstance(data, dict):
+        raise TypeError("not a dict")
+    return tuple(
+        (name, dict, _json_key(value)) if isinstance(value, dict) else (name, type(value), value)
+        for name, value in data.items()
+    )
+
+
+def _from_key(key: _JsonKey) -> dict[str, Any]:
+    return {name: _from_key(value) if kind is dict else value for name, kind, value in key}
+
+
+@lru_cache(maxsize=1024)
+def _parse_cached(key: _JsonKey) -> RuleSet:
+    return RuleSet._parse(_from_key(key))
 
 
 def _reject_unknown(data: dict[str, Any], known: set[str], *, prefix: str) -> None:

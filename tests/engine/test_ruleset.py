@@ -319,6 +319,26 @@ def test_from_json_fills_missing_options_with_defaults() -> None:
 
 
 @pytest.mark.parametrize(
+    ("valid", "equal_but_wrong_type", "field"),
+    [
+        ({"seats": 3}, {"seats": 3.0}, "seats"),
+        ({"target_inclusive": True}, {"target_inclusive": 1}, "target_inclusive"),
+        ({"advanced": {"penny_jar_weight": 1}}, {"advanced": {"penny_jar_weight": True}}, ""),
+    ],
+)
+def test_from_json_refuses_values_equal_to_valid_ones_it_has_read(
+    valid: dict[str, Any], equal_but_wrong_type: dict[str, Any], field: str
+) -> None:
+    """from_json remembers what it parsed (it runs at every state load), by value and
+    type: 3.0 == 3 and True == 1 in Python, yet neither is the integer the option takes."""
+    assert RuleSet.from_json(valid) == RuleSet.from_json(dict(valid))
+
+    with pytest.raises(InvalidRules) as err:
+        RuleSet.from_json(equal_but_wrong_type)
+    assert err.value.field.startswith(field or "advanced.")
+
+
+@pytest.mark.parametrize(
     ("data", "field"),
     [
         ({"seat": 4}, "seat"),
