@@ -16,6 +16,7 @@ runaway clients, and that slack is the price of a constant cost per request.
 from __future__ import annotations
 
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 from django.core.cache import caches
@@ -95,10 +96,21 @@ def _count(keys: list[tuple[str, int]]) -> list[int]:
 def _count_in_redis(cache: RedisCache, keys: list[tuple[str, int]]) -> list[int]:
     """The same in one round trip: SET NX (with expiry) and INCR per counter, pipelined.
     Django's RedisCache offers no pipeline itself; its client's connection pool does."""
-    client: Any = cast(Any, cache)._cache.get_client(write=True)  # its client: untyped
-    pipe = client.pipeline(transaction=False)
+    pipe = _client(cache).pipeline(transaction=False)
     for key, seconds in keys:
         full = cache.make_and_validate_key(key)
         pipe.set(full, 0, ex=seconds + 1, nx=True)
         pipe.incr(full)
     return [int(n) for n in pipe.execute()[1::2]]
+
+
+_clients: weakref.WeakKeyDictionary[RedisCache, Any] = weakref.WeakKeyDictionary()
+
+
+def _client(cache: RedisCache) -> Any:
+    """The cache's Redis client, made once per cache object: Django makes a new one (over
+    the same connection pool) on every call, which cost more than the counting itself."""
+    client = _clients.get(cache)
+    if client is None:
+        client = _clients[cache] = cast(Any, cache)._cache.get_client(write=True)  # untyped
+    return client
