@@ -10,7 +10,8 @@ REST API) and uvicorn (ASGI, the game streams). Then, with ``--clients`` concurr
 clients (processes with keep-alive connections):
 
 1. bare: every client POSTs ``/api/v1/bench/rw/`` (authenticate, throttle, one read,
-   one write) for ``--bare-seconds``;
+   one write) for ``--bare-seconds``; its latencies are printed too, as the floor of
+   what any request costs at this concurrency on this machine;
 2. actions: every client drives one complete game (one token per seat) the way a bot
    does, and POSTs one of the legal actions of each decision with its version. With
    ``--transport stream`` (the default) each seat holds its game stream open and learns
@@ -142,23 +143,25 @@ def start_servers(
     return servers
 
 
-def run_bare(base: str, tables: list[dict[str, Any]], seconds: float) -> float:
-    """Requests per second of the bare read/write endpoint over all clients."""
+def run_bare(base: str, tables: list[dict[str, Any]], seconds: float) -> tuple[float, list[float]]:
+    """Requests per second of the bare read/write endpoint over all clients, and the
+    latencies of its requests in ms."""
     stop = time.time() + seconds
 
-    def client(i: int) -> int:
-        count = 0
+    def client(i: int) -> list[float]:
+        latencies = []
         headers = {"Authorization": f"Bearer {tables[i]['bare_token']}"}
         with httpx.Client(base_url=base, headers=headers) as http:
             while time.time() < stop:
+                t0 = time.perf_counter()
                 response = http.post("/api/v1/bench/rw/")
+                latencies.append((time.perf_counter() - t0) * 1000)
                 response.raise_for_status()
-                count += 1
-        return count
+        return latencies
 
     started = time.monotonic()
-    counts = _run_clients(client, len(tables))
-    return sum(counts) / (time.monotonic() - started)
+    latencies = [x for per in _run_clients(client, len(tables)) for x in per]
+    return len(latencies) / (time.monotonic() - started), latencies
 
 
 def run_games(
@@ -291,8 +294,13 @@ def main() -> None:
     base = f"http://127.0.0.1:{rest_port}"
     streams = f"http://127.0.0.1:{stream_port}" if args.transport == "stream" else None
     try:
-        bare = run_bare(base, tables, args.bare_seconds)
-        print(f"bare read/write: {bare:,.0f} requests/s with {args.clients} clients", flush=True)
+        bare, bare_latencies = run_bare(base, tables, args.bare_seconds)
+        print(
+            f"bare read/write: {bare:,.0f} requests/s with {args.clients} clients, "
+            f"p50 {percentile(bare_latencies, 50):.1f} ms, "
+            f"p99 {percentile(bare_latencies, 99):.1f} ms",
+            flush=True,
+        )
         actions, seconds, latencies = run_games(base, streams, tables)
         rate = actions / seconds
         p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
