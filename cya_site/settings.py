@@ -97,6 +97,11 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+elif _database["ENGINE"] == "django.db.backends.postgresql":
+    # Django turns psycopg's prepared statements off. Only cursors that bind parameters
+    # on the server prepare, and the only ones are cya_site.rows' (the hot statements,
+    # prepared at first use); every other query binds on the client and is unaffected.
+    _database.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

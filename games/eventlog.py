@@ -5,10 +5,13 @@ facts (actions sent one at a time, through games.services), and ``Playout``, the
 codes of a stretch decided in process and written in one go (games of built-in seats,
 games.services.actions_record). ``entries`` and ``codes`` read both as one log; a
 playout's seats, actors, action JSON and public events are rebuilt by replaying the
-codes from the seed, which is exact. A game of built-in seats is thus written with one
-statement on PostgreSQL (``playout_record``: its playout, rounds with their scores, the
-seats' places, the game row and its snapshot), and through the ORM on other databases
-(SQLite under ``make run``).
+codes from the seed, which is exact.
+
+Either entry is written by ``append``: on PostgreSQL one statement that writes it with
+every row it changes (the game row, its snapshot, rounds with their scores, the seats'
+places) only if the game is still at the version it was played from; through the ORM on
+other databases (SQLite under ``make run``). An action is one statement, and so is a whole
+game of built-in seats.
 """
 
 from __future__ import annotations
@@ -145,75 +148,112 @@ def _coded(
     return coded
 
 
-def playout_record(
+def append(
     game: Game,
     start: int,
-    played: Sequence[int],
-    origin: str,
-    created_at: datetime,
-    publics: Sequence[dict[str, Any]],
-    ranking: Sequence[dict[str, Any]] | None,
-    snapshot: bytes,
+    entry: Event | Playout,
+    *,
     fields: Sequence[str],
+    snapshot: bytes,
+    publics: Sequence[dict[str, Any]] = (),
+    ranking: Sequence[dict[str, Any]] | None = None,
+    seat: tuple[Seat, Sequence[str]] | None = None,
 ) -> bool:
-    """Write a game played on from version ``start`` in one go, if it is still active at
-    ``start``: the actions ``played`` as one playout, the ``round_end`` events' rounds
-    and scores, the final places if it ended (``ranking``), the game row's ``fields``
-    and its snapshot (the state as JSON bytes). False, and nothing written, if the game
-    moved on or ended meanwhile.
+    """Append ``entry`` to the log of a game that is still active at version ``start``,
+    with every row it changes: the game row's ``fields``, its snapshot (the new state as
+    JSON bytes), the rounds and scores of the ``round_end`` events in ``publics``, the
+    seats' final places if the game ended (``ranking``), and the named fields of one
+    ``seat``. False, and nothing written, if the game moved on or ended meanwhile.
 
-    On PostgreSQL it is one statement, atomic on its own: every part draws its rows from
-    the guarded update of the game row, so no part writes unless that one did.
+    On PostgreSQL this is one statement, atomic on its own, whose every part draws its
+    rows from the guarded UPDATE of the game row (``WHERE status = 'active' AND version
+    = start``): no part writes unless that one did. The UPDATE holds the row's lock to
+    the end of the statement, so a concurrent append for the same version waits, then
+    finds the version moved on and writes nothing. Elsewhere (SQLite under ``make run``)
+    the same rows go through the ORM in one transaction under the game's lock.
+    Raises IntegrityError if the entry breaks a constraint (a reused idempotency key).
     """
-    if not played:
-        raise ValueError("a playout holds at least one action")
-    if connection.vendor != "postgresql":  # the same rows through the ORM
-        with transaction.atomic():
-            locked = Game.objects.select_for_update().filter(pk=game.pk)
-            if locked.values_list("status", "version").first() != (Game.Status.ACTIVE, start):
-                return False
-            Playout.objects.create(
-                game=game,
-                first_seq=start + 1,
-                codes=list(played),
-                origin=origin,
-                created_at=created_at,
-            )
-            rounds_append(game.pk, publics, created_at)
-            if ranking is not None:
-                places_set(game.pk, ranking)
-            rows.update(game, fields)
-            GameSnapshot.objects.update_or_create(
-                game=game, defaults={"version": start + len(played), "state": snapshot}
-            )
-        return True
+    if seat is not None and ranking is not None:
+        # A statement updates a row once (the last of two updates of it would be lost):
+        # the seat's place is written with its other fields, the others' by ``places``.
+        instance, names = seat
+        _place(instance, next(row for row in ranking if row["seat"] == instance.number))
+        seat = (instance, (*names, *PLACE_FIELDS))
+        ranking = [row for row in ranking if row["seat"] != instance.number]
+    if connection.vendor != "postgresql":
+        return _append_orm(game, start, entry, fields, snapshot, publics, ranking, seat)
     params = [
         *rows.prepared(game, fields),
         game.pk,
         start,
-        *[start + 1, orjson.dumps(list(played)).decode(), origin, created_at],
-        *[len(played) + start, snapshot],
+        *rows.insert_values(entry),
+        game.version,
+        snapshot,
     ]
     if publics:
-        params += [created_at, *_rounds_params(game.pk, publics)]
+        params += [entry.created_at, *_rounds_params(game.pk, publics)]
     if ranking is not None:
         params += _places_params(ranking)
-    sql = _playout_sql(tuple(fields), bool(publics), ranking is not None)
-    with connection.cursor() as cursor:
+    if seat is not None:
+        params += [*rows.prepared(seat[0], seat[1]), seat[0].pk]
+    sql = _append_sql(
+        type(entry),
+        tuple(fields),
+        bool(publics),
+        ranking is not None,
+        None if seat is None else tuple(seat[1]),
+    )
+    with rows.cursor() as cursor:
         cursor.execute(sql, params)
-        return bool(cursor.fetchone()[0])
+        pk = cursor.fetchone()[0]
+    if pk is None:
+        return False
+    rows.inserted(entry, pk)
+    return True
+
+
+def _append_orm(
+    game: Game,
+    start: int,
+    entry: Event | Playout,
+    fields: Sequence[str],
+    snapshot: bytes,
+    publics: Sequence[dict[str, Any]],
+    ranking: Sequence[dict[str, Any]] | None,
+    seat: tuple[Seat, Sequence[str]] | None,
+) -> bool:
+    """``append`` through the ORM, for databases other than PostgreSQL."""
+    with transaction.atomic():
+        locked = Game.objects.select_for_update().filter(pk=game.pk)
+        if locked.values_list("status", "version").first() != (Game.Status.ACTIVE, start):
+            return False
+        rows.insert(entry)
+        rounds_append(game.pk, publics, entry.created_at)
+        if ranking is not None:
+            places_set(game.pk, ranking)
+        rows.update(game, fields)
+        GameSnapshot.objects.update_or_create(
+            game=game, defaults={"version": game.version, "state": snapshot}
+        )
+        if seat is not None:
+            rows.update(*seat)
+    return True
 
 
 @cache
-def _playout_sql(fields: tuple[str, ...], rounds: bool, places: bool) -> str:
-    sets = rows.assignments(Game, fields)
+def _append_sql(
+    entry: type[Event | Playout],
+    fields: tuple[str, ...],
+    rounds: bool,
+    places: bool,
+    seat_fields: tuple[str, ...] | None,
+) -> str:
     parts = [
-        f"moved AS (UPDATE games_game SET {sets} "
+        f"moved AS (UPDATE games_game SET {rows.assignments(Game, fields)} "
         "WHERE id = %s AND status = 'active' AND version = %s RETURNING id)",
-        "playout AS (INSERT INTO games_playout (game_id, first_seq, codes, origin, created_at) "
-        "SELECT id, %s, %s::jsonb, %s, %s FROM moved)",
+        f"entry AS ({rows.insert_from(entry, 'moved')})",
         "snapshot AS (INSERT INTO games_gamesnapshot (game_id, version, state) "
-        "SELECT id, %s, %s FROM moved ON CONFLICT (game_id) "
+        "SELECT id, %s::integer, %s::bytea FROM moved ON CONFLICT (game_id) "
         "DO UPDATE SET version = EXCLUDED.version, state = EXCLUDED.state)",
     ]
     if rounds:
@@ -223,7 +263,12 @@ def _playout_sql(fields: tuple[str, ...], rounds: bool, places: bool) -> str:
         ]
     if places:
         parts.append(f"places AS ({_PLACES.format(game_id='(SELECT id FROM moved)')})")
-    return f"WITH {', '.join(parts)} SELECT count(*) FROM moved"
+    if seat_fields is not None:
+        parts.append(
+            f"seat AS (UPDATE games_seat SET {rows.assignments(Seat, seat_fields)} "
+            "WHERE id = %s AND EXISTS (SELECT FROM moved))"
+        )
+    return f"WITH {', '.join(parts)} SELECT (SELECT id FROM entry)"
 
 
 @lru_cache(maxsize=8192)
@@ -256,23 +301,31 @@ def rounds_append(game_id: int, publics: Sequence[dict[str, Any]], finished_at: 
             for n, dollars in enumerate(p["scores"])
         )
         return
-    with connection.cursor() as cursor:
+    with rows.cursor() as cursor:
         cursor.execute(_ROUNDS_SQL, [finished_at, game_id, *_rounds_params(game_id, publics)])
 
 
 def places_set(game_id: int, ranking: Sequence[dict[str, Any]]) -> None:
-    """Every seat's final place, tally, round wins and winner flag (the engine's ranking)."""
+    """The final place, tally, round wins and winner flag of each seat in ``ranking`` (rows
+    of the engine's ranking)."""
     if connection.vendor != "postgresql":
-        rows = {row["seat"]: row for row in ranking}
-        seats = list(Seat.objects.filter(game_id=game_id))
+        by_seat = {row["seat"]: row for row in ranking}
+        seats = list(Seat.objects.filter(game_id=game_id, number__in=by_seat))
         for seat in seats:
-            row = rows[seat.number]
-            seat.place, seat.tally = row["place"], row["tally"]
-            seat.round_wins, seat.is_winner = row["round_wins"], row["winner"]
-        Seat.objects.bulk_update(seats, ["place", "tally", "round_wins", "is_winner"])
+            _place(seat, by_seat[seat.number])
+        Seat.objects.bulk_update(seats, PLACE_FIELDS)
         return
-    with connection.cursor() as cursor:
+    with rows.cursor() as cursor:
         cursor.execute(_PLACES_SQL, [*_places_params(ranking), game_id])
+
+
+PLACE_FIELDS = ("place", "tally", "round_wins", "is_winner")
+
+
+def _place(seat: Seat, row: dict[str, Any]) -> None:
+    """Set a seat's ``PLACE_FIELDS`` from its row of the engine's ranking."""
+    seat.place, seat.tally = row["place"], row["tally"]
+    seat.round_wins, seat.is_winner = row["round_wins"], row["winner"]
 
 
 def _rounds_params(game_id: int, publics: Sequence[dict[str, Any]]) -> list[Any]:
@@ -298,7 +351,7 @@ def _places_params(ranking: Sequence[dict[str, Any]]) -> list[Any]:
 # the rows giving the game's id).
 _NEW_ROUNDS = """
     INSERT INTO games_round (game_id, number, finished_at)
-    SELECT game.id, number, %s FROM {game} AS game, unnest(%s::int[]) AS number
+    SELECT game.id, number, %s::timestamptz FROM {game} AS game, unnest(%s::int[]) AS number
     RETURNING id, number
 """
 _ROUND_SCORES = """
@@ -307,7 +360,7 @@ SELECT new_round.id, seat.id, v.dollars, v.tally, v.won
 FROM unnest(%s::int[], %s::int[], %s::int[], %s::int[], %s::bool[])
     AS v(round, seat, dollars, tally, won)
 JOIN new_round ON new_round.number = v.round
-JOIN games_seat seat ON seat.game_id = %s AND seat.number = v.seat
+JOIN games_seat seat ON seat.game_id = %s::bigint AND seat.number = v.seat
 """
 _ROUNDS_SQL = (
     f"WITH new_round AS ({_NEW_ROUNDS.format(game='(SELECT %s::bigint AS id)')}) {_ROUND_SCORES}"

@@ -1,9 +1,12 @@
 """Every change to a game: create, join, leave, start, act, resign, time out, abort.
 
-Each service is one transaction. Those that change a started game lock its row
-(``select_for_update``), check the version the client saw, apply the action through the
-engine (services never re-implement a rule), append the action to the log, and update
-the derived rows: the game's pending decision, round scores and final places. Waiting
+Each service is one transaction. An action is checked against the version the client
+saw, applied through the engine (services never re-implement a rule), and appended to
+the log with every row it changes (the game's pending decision, its snapshot, round
+scores and final places) in one statement that writes only if the game is still at that
+version (games.eventlog.append): the statement is the transaction, and the game row's
+lock is held only while it runs. Changes that name no version (a resignation, a timeout,
+joining, starting, aborting) lock the game row (``select_for_update``) first. Waiting
 clients are told after the commit (games.notify); a decision with a deadline gets a
 task that applies the engine's safe default if nobody answers in time (games.tasks).
 """
@@ -14,14 +17,12 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NoReturn
+from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
-from cya_site import rows
 from cya_site.errors import DomainError
 from games import eventlog, feed, notify, selectors, store
 from games.engine import (
@@ -38,7 +39,7 @@ from games.engine.actions import resign as resign_action
 from games.engine.rules import compile_rules
 from games.engine.scoring import ranking
 from games.engine.state import DECISION_NAMES
-from games.models import Event, Game, Round, Seat
+from games.models import Event, Game, Playout, Round, Seat
 
 
 @dataclass(frozen=True)
@@ -186,63 +187,67 @@ def action_submit(
 ) -> ActionResult:
     """Apply one action for the user's seat, if it answers the decision at ``version``.
 
-    A retry carrying an ``key`` (Idempotency-Key) that was already applied gets the
+    A retry carrying a ``key`` (Idempotency-Key) that was already applied gets the
     original result and applies nothing. A submission for any other version than the
     current one is stale (409); an action the engine refuses gets the engine's code.
+
+    Optimistic: the game is read without a lock and the action applied by the engine,
+    then everything is written in one statement that only writes if the game is still
+    at ``version`` (eventlog.append), so no lock is held while the engine works. Of
+    concurrent submissions for one decision exactly one is applied; the others find the
+    version moved on (``stale_version``), or, sent with the winner's key, its result.
     """
+    if key is None:
+        seat, earlier = selectors.seat_at(game_id, user), None
+    else:
+        seat, earlier = selectors.seat_and_entry(game_id, user, key)
+    if earlier is not None:
+        return _replayed(earlier, seat, user)
+    game = seat.game
+    _require_active(game)
+    if version != game.version:
+        raise _stale(game)
+    state = store.load_state(game)
+    edition = state.rules.edition
+    code = action_from_json(action, edition)
+    new_state, events = apply(state, code, seat=seat.number)
     try:
-        with transaction.atomic():
-            seat = _locked_seat(game_id, user)
-            game = seat.game
-            if key is not None:
-                earlier = Event.objects.filter(game=game, idempotency_key=key).first()
-                if earlier is not None:
-                    return _replayed(earlier, seat, user)
-            _require_active(game)
-            if version != game.version:
-                raise DomainError(
-                    "stale_version",
-                    f"The game is at version {game.version}, not {version}: decide again.",
-                    {"version": game.version},
-                    status=409,
-                )
-            state = store.load_state(game)
-            edition = state.rules.edition
-            code = action_from_json(action, edition)
-            new_state, events = apply(state, code, seat=seat.number)
-            event = _record(
-                game,
-                state,
-                new_state,
-                events,
-                seat=seat,
-                actor=user,
-                action=action_to_json(code, edition),
-                code=code,
-                key=key,
-                origin=origin,
-            )
-    except IntegrityError as error:  # a concurrent first use of the same key won the race
-        if key is not None and Event.objects.filter(game=game_id, idempotency_key=key).exists():
-            return action_submit(
-                game_id=game_id, user=user, action=action, version=version, key=key, origin=origin
-            )
-        raise error
+        event = _record(
+            game,
+            state,
+            new_state,
+            events,
+            seat=seat,
+            actor=user,
+            action=action_to_json(code, edition),
+            code=code,
+            key=key,
+            origin=origin,
+        )
+    except (DomainError, IntegrityError):
+        # Another submission won. Sent with this key (a retry racing its original, or a
+        # key reused at another version), it is this request's result.
+        if key is not None:
+            won = Event.objects.filter(game_id=game_id, idempotency_key=key).first()
+            if won is not None:
+                seat.game.refresh_from_db()
+                return _replayed(won, seat, user)
+        raise
     return ActionResult(game, seat, event)
 
 
 def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -> Game:
     """Play a game from its stored version to its end, ``choose`` picking every action,
-    and write it all at once: the actions as one ``Playout`` row of the log
-    (eventlog.playout_record).
+    and write it all at once: the actions as one ``Playout`` row of the log.
 
     For games every seat of which is decided in-process (built-in strategies). The
     playout starts from the state the log gives at ``game.version`` (store.load_state),
     and every choice is applied here, through the engine, exactly once: an illegal one
     raises before anything is written, and the log entries, rounds and places written
     are the engine's own results, never the caller's. The write is guarded by the game's
-    status and version: if anything moved the game on meanwhile, nothing is written and
-    it refuses (``stale_version``, ``game_over``), so the entries continue the log.
+    status and version (eventlog.append): if anything moved the game on meanwhile,
+    nothing is written and it refuses (``stale_version``, ``game_over``), so the entries
+    continue the log.
     """
     _require_active(game)
     start = game.version
@@ -266,26 +271,37 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
     if ended is not None:
         _end_fields(game, ended, now)
         ranking = ended["ranking"]
+    playout = Playout(game=game, first_seq=start + 1, codes=played, origin=origin, created_at=now)
     snapshot = store.snapshot_bytes(state)
-    if not eventlog.playout_record(
-        game, start, played, origin, now, rounds, ranking, snapshot, PROGRESS_FIELDS
-    ):
-        _refuse_batch(game)
-    store.remember(game.pk, state)
+    written = eventlog.append(
+        game,
+        start,
+        playout,
+        fields=PROGRESS_FIELDS,
+        snapshot=snapshot,
+        publics=rounds,
+        ranking=ranking,
+    )
+    if not written:
+        raise _moved(game)
+    store.saved(game, state, snapshot)
     _after_commit(game, state)  # no entries: a batch is a whole game (read /events/)
     return game
 
 
 @transaction.atomic
 def game_resign(*, game: Game, user: User) -> ActionResult:
-    """Leave a started game: the engine plays the seat's default actions, ranked last."""
-    seat = _locked_seat(game.pk, user)
+    """Leave a started game: the engine plays the seat's default actions, ranked last.
+
+    It names no version, so it takes the game's lock: it applies to whatever version
+    the game is at when it gets the lock, and nothing can move the game on meanwhile.
+    """
+    seat = selectors.seat_at(game.pk, user, lock=True)
     game = seat.game
     _require_active(game)
     state = store.load_state(game)
     new_state, events = resign(state, seat.number)
     seat.resigned_at = timezone.now()
-    seat.save(update_fields=["resigned_at"])
     code = resign_action(seat.number)
     event = _record(
         game,
@@ -297,6 +313,7 @@ def game_resign(*, game: Game, user: User) -> ActionResult:
         action=action_to_json(code, state.rules.edition),
         code=code,
         origin="resign",
+        seat_fields=("resigned_at",),
     )
     return ActionResult(game, seat, event)
 
@@ -319,7 +336,6 @@ def decision_timeout(*, game_id: int, version: int) -> Event | datetime | None:
     new_state, events = apply(state, code)
     seat = Seat.objects.get(game=game, number=state.to_act)
     seat.time_bank_ms = 0
-    seat.save(update_fields=["time_bank_ms"])
     return _record(
         game,
         state,
@@ -330,6 +346,7 @@ def decision_timeout(*, game_id: int, version: int) -> Event | datetime | None:
         action=action_to_json(code, state.rules.edition),
         code=code,
         origin="timeout",
+        seat_fields=("time_bank_ms",),
     )
 
 
@@ -453,16 +470,27 @@ def _require_open(game: Game) -> None:
         raise DomainError("game_not_open", "The table has already started.", status=409)
 
 
-def _refuse_batch(game: Game) -> NoReturn:
-    """Why a batch found nothing to write: the game, read again, is gone, not active, or
-    at another version than the one it was played from."""
+def _moved(game: Game) -> DomainError:
+    """Why a guarded write found nothing to write: the game, read again, is gone, not
+    active, or at another version than the one the write was for."""
     try:
         game.refresh_from_db()
     except Game.DoesNotExist:
-        raise DomainError("not_found", "No such game.", status=404) from None
-    _require_active(game)
-    raise DomainError(
-        "stale_version", f"The game is at version {game.version}.", {"version": game.version}, 409
+        return DomainError("not_found", "No such game.", status=404)
+    if game.status != Game.Status.ACTIVE:
+        try:
+            _require_active(game)
+        except DomainError as error:
+            return error
+    return _stale(game)
+
+
+def _stale(game: Game) -> DomainError:
+    return DomainError(
+        "stale_version",
+        f"The game is at version {game.version}: decide again.",
+        {"version": game.version},
+        status=409,
     )
 
 
@@ -471,11 +499,6 @@ def _require_active(game: Game) -> None:
         raise DomainError("game_not_started", "The game has not started yet.", status=409)
     if game.status != Game.Status.ACTIVE:
         raise DomainError("game_over", "The game has ended.", status=409)
-
-
-def _locked_seat(game_id: int, user: User) -> Seat:
-    """The user's seat at the game, with the game row read and locked, in one query."""
-    return selectors.seat_at(game_id, user, lock=True)
 
 
 def _replayed(earlier: Event, seat: Seat, user: User) -> ActionResult:
@@ -498,10 +521,15 @@ def _record(
     code: int,
     key: str | None = None,
     origin: str = "api",
+    seat_fields: Sequence[str] = (),
 ) -> Event:
-    """Log an applied action and bring every derived row up to date (lock held)."""
+    """Log an applied action with every derived row, in one guarded write: the game row,
+    its snapshot, round scores and final places, and the acting ``seat``'s
+    ``seat_fields`` (set by the caller) and time bank. Raises ``stale_version`` or
+    ``game_over`` (nothing written) if the game is no longer at ``state``'s version."""
     now = timezone.now()
-    _spend_time(game, seat, state, now)
+    if _spend_time(game, seat, state, now):
+        seat_fields = (*seat_fields, "time_bank_ms")
     event = Event(
         game=game,
         seq=new_state.version,
@@ -512,35 +540,46 @@ def _record(
         public_events=list(events),
         idempotency_key=key or "",
         origin=origin,
+        created_at=now,
     )
+    rounds = [public for public in events if public["type"] == "round_end"]
+    ranking = None
     for public in events:
-        if public["type"] == "round_end":
-            _record_round(game, public, now)
-        elif public["type"] == "game_end":
-            _record_end(game, public, now)
+        if public["type"] == "game_end":
+            _end_fields(game, public, now)
+            ranking = public["ranking"]
     bank = None if new_state.over else _set_decision(game, new_state, now)
     game.version = new_state.version
-    # the hot path: the log entry, the game row and its snapshot in one statement
-    updates: list[tuple[Model, Sequence[str]]] = [(game, PROGRESS_FIELDS)]
-    snapshot = store.snapshot_state(game, new_state)
-    if snapshot is not None:
-        updates.append((snapshot, store.SNAPSHOT_FIELDS))
-    rows.write([event], updates)
+    snapshot = store.snapshot_bytes(new_state)
+    written = eventlog.append(
+        game,
+        state.version,
+        event,
+        fields=PROGRESS_FIELDS,
+        snapshot=snapshot,
+        publics=rounds,
+        ranking=ranking,
+        seat=(seat, seat_fields) if seat_fields else None,
+    )
+    if not written:
+        raise _moved(game)
+    store.saved(game, new_state, snapshot)
     _after_commit(game, new_state, bank, [_entry(event)])
     return event
 
 
-def _spend_time(game: Game, seat: Seat, state: State, now: datetime) -> None:
-    """Charge time beyond the per-decision limit to the seat's time bank."""
+def _spend_time(game: Game, seat: Seat, state: State, now: datetime) -> bool:
+    """Charge time beyond the per-decision limit to the seat's time bank; whether it did."""
     if game.decision_seconds is None or game.deadline is None or state.to_act != seat.number:
-        return
+        return False
     started = game.deadline - timedelta(
         seconds=game.decision_seconds, milliseconds=seat.time_bank_ms or 0
     )
     over_ms = int((now - started).total_seconds() * 1000) - game.decision_seconds * 1000
     if over_ms > 0 and seat.time_bank_ms:
         seat.time_bank_ms = max(0, seat.time_bank_ms - over_ms)
-        Seat.objects.filter(pk=seat.pk).update(time_bank_ms=seat.time_bank_ms)
+        return True
+    return False
 
 
 def _set_decision(game: Game, state: State, now: datetime) -> int | None:
@@ -559,10 +598,6 @@ def _set_decision(game: Game, state: State, now: datetime) -> int | None:
     if game.decision_seconds is not None:
         game.deadline = now + timedelta(seconds=game.decision_seconds, milliseconds=bank or 0)
     return bank
-
-
-def _record_round(game: Game, public: dict[str, Any], now: datetime) -> None:
-    _record_rounds(game, [public], now)
 
 
 def _record_rounds(game: Game, publics: list[dict[str, Any]], now: datetime) -> None:

@@ -2,10 +2,10 @@
 
 ``load_state(game)`` rebuilds the state at ``game.version`` from, in order of cost: this
 process's cache, the stored snapshot (plus any actions logged after it), or a full replay
-from the seed. ``save_state`` refreshes both at every version, so any web worker, not
-only the one that served the last action, finds the current state in the row it reads
-with the game (``select_related("snapshot")``) and never replays on the hot path.
-Callers hold the game row lock when they save.
+from the seed. The snapshot is rewritten with every log entry (games.eventlog.append), so
+any web worker, not only the one that served the last action, finds the current state in
+the row it reads with the game (``select_related("snapshot")``) and never replays on
+the hot path.
 
 The cache learns a state only when the transaction that produced it commits: a rolled
 back or failed commit must not leave a process believing in a version the database
@@ -20,13 +20,11 @@ from collections import OrderedDict
 import orjson
 from django.db import transaction
 
-from cya_site import rows
 from games import eventlog
 from games.engine import RuleSet, State, new_game, state_from_json, state_to_json
 from games.models import Game, GameSnapshot
 
 CACHE_SIZE = 512
-SNAPSHOT_FIELDS = ("version", "state")
 
 _cache: OrderedDict[int, State] = OrderedDict()
 _lock = threading.Lock()
@@ -50,27 +48,12 @@ def load_state(game: Game) -> State:
 
 
 def save_state(game: Game, state: State) -> None:
-    """Keep ``state`` as the game's current state (the caller holds the row lock)."""
-    snapshot = snapshot_state(game, state)
-    if snapshot is not None:
-        rows.update(snapshot, SNAPSHOT_FIELDS)
-
-
-def snapshot_state(game: Game, state: State) -> GameSnapshot | None:
-    """``save_state`` for a caller that writes the snapshot row with rows of its own: the
-    snapshot read with the game, its fields set, for the caller to write
-    (``SNAPSHOT_FIELDS``); None when there was none to reuse and it has been written."""
+    """Keep ``state`` as the game's current state (a game being dealt; the caller holds
+    the row lock). Actions write their snapshot with their log entry (eventlog.append)."""
+    GameSnapshot.objects.update_or_create(
+        game=game, defaults={"version": state.version, "state": snapshot_bytes(state)}
+    )
     _remember(game.pk, state)
-    data = snapshot_bytes(state)
-    snapshot: GameSnapshot | None = None
-    if Game.snapshot.is_cached(game):
-        snapshot = getattr(game, "snapshot", None)
-    if snapshot is not None:
-        snapshot.version, snapshot.state = state.version, data  # read with the game: no lookup
-        return snapshot
-    if not GameSnapshot.objects.filter(game=game).update(version=state.version, state=data):
-        GameSnapshot.objects.create(game=game, version=state.version, state=data)
-    return None
 
 
 def snapshot_bytes(state: State) -> bytes:
@@ -78,10 +61,15 @@ def snapshot_bytes(state: State) -> bytes:
     return orjson.dumps(state_to_json(state))
 
 
-def remember(game_id: int, state: State) -> None:
-    """Keep ``state`` in this process's cache once the current transaction commits (for a
-    caller that wrote the snapshot itself)."""
-    _remember(game_id, state)
+def saved(game: Game, state: State, data: bytes) -> None:
+    """For a caller that has just written ``data`` (``snapshot_bytes(state)``) as the
+    game's snapshot: the snapshot row read with the game says so too, and this process's
+    cache keeps ``state`` once the current transaction commits."""
+    if Game.snapshot.is_cached(game):
+        snapshot = getattr(game, "snapshot", None)
+        if snapshot is not None:
+            snapshot.version, snapshot.state = state.version, data
+    _remember(game.pk, state)
 
 
 def cached_version(game_id: int) -> int | None:

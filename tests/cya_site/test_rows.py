@@ -22,15 +22,17 @@ def log_entry(game: Game, seq: int) -> Event:
     return Event(game=game, seq=seq, seat=1, action={"type": "discard"}, public_events=[{"a": 1}])
 
 
-def test_write_inserts_and_updates_as_the_orm_would_in_one_statement(game: Game) -> None:
+def test_insert_and_update_write_what_the_orm_would(game: Game) -> None:
     entry = log_entry(game, 1)
     game.version, game.to_act = 1, 0
     game.snapshot.version, game.snapshot.state = 1, b'{"v": 1}'
 
-    with CaptureQueriesContext(connection) as queries:
-        rows.write([entry], [(game, ["version", "to_act"]), (game.snapshot, ["version", "state"])])
+    rows.insert(entry)
+    changed = rows.update(game, ["version", "to_act"]) + rows.update(
+        game.snapshot, ["version", "state"]
+    )
 
-    assert len(queries) == (1 if connection.vendor == "postgresql" else 3)
+    assert changed == 2
     stored = Event.objects.get(pk=entry.pk)
     assert (stored.game_id, stored.seq, stored.action, stored.public_events) == (
         game.pk,
@@ -44,15 +46,30 @@ def test_write_inserts_and_updates_as_the_orm_would_in_one_statement(game: Game)
     assert (snapshot.version, bytes(snapshot.state)) == (1, b'{"v": 1}')
 
 
-def test_a_refused_row_writes_none_of_them(game: Game) -> None:
+def test_a_refused_insert_writes_nothing_and_raises_the_orms_error(game: Game) -> None:
     rows.insert(log_entry(game, 1))
-    game.version = 5
 
     with pytest.raises(IntegrityError), transaction.atomic():  # seq 1 is taken
-        rows.write([log_entry(game, 1)], [(game, ["version"])])
+        rows.insert(log_entry(game, 1))
 
     assert Event.objects.filter(game=game).count() == 1
-    assert Game.objects.values_list("version", flat=True).get(pk=game.pk) == 0
+
+
+def test_insert_from_writes_one_row_per_source_row_and_none_without_one(game: Game) -> None:
+    sql = "WITH source AS (SELECT id FROM games_game WHERE id = %s) " + rows.insert_from(
+        Event, "source"
+    )
+
+    for seq, game_id in ((1, game.pk), (2, -1)):  # the second game does not exist
+        entry = log_entry(game, seq)
+        with rows.cursor() as cursor:
+            cursor.execute(sql, [game_id, *rows.insert_values(entry)])
+            found = cursor.fetchall()
+        assert len(found) == (1 if game_id == game.pk else 0)
+
+    assert list(Event.objects.filter(game=game).values_list("seq", "action")) == [
+        (1, {"type": "discard"})
+    ]
 
 
 def test_fetch_one_loads_instances_through_the_orms_converters(game: Game) -> None:
@@ -73,3 +90,32 @@ def test_fetch_one_loads_instances_through_the_orms_converters(game: Game) -> No
         entry.public_events,
         Event.objects.get(pk=entry.pk).created_at,
     )
+
+
+def test_statements_are_logged_like_the_orms_with_their_values(game: Game) -> None:
+    game.version = 7
+    with CaptureQueriesContext(connection) as queries:
+        rows.update(game, ["version"])
+
+    assert [q["sql"] for q in queries] == [
+        f'UPDATE "games_game" SET "version" = 7 WHERE "id" = {game.pk}'
+    ]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared on PostgreSQL only")
+def test_a_statement_is_prepared_once_per_connection(game: Game) -> None:
+    statement = 'UPDATE "games_game" SET "version" = $1 WHERE "id" = $2'
+
+    def prepared() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement = %s", [statement]
+            )
+            return int(cursor.fetchone()[0])
+
+    for version in (1, 2, 3):
+        game.version = version
+        rows.update(game, ["version"])
+
+    assert prepared() == 1
+    assert Game.objects.values_list("version", flat=True).get(pk=game.pk) == 3

@@ -1,9 +1,10 @@
 """Many simultaneous answers to one decision: exactly one applies, the rest get 409.
 
 Submissions come from real threads (each on its own database connection) and from
-separate processes (each its own Django, against the test database), so the row lock and
-the version check are what serialise them. ``transactional_db``: every submission
-commits, as it would in production.
+separate processes (each its own Django, against the test database), so what serialises
+them is the database: each is written by one statement that writes only if the game is
+still at the version it was played from (games.eventlog.append). ``transactional_db``:
+every submission commits, as it would in production.
 """
 
 from __future__ import annotations

@@ -277,6 +277,9 @@ def test_the_last_seat_standing_wins(
     assert not seats[0].is_winner
     assert not seats[1].is_winner
     assert {seats[0].place, seats[1].place} <= {2, 3}
+    # the seat whose resignation ended the game: its own field and its place, both written
+    assert seats[0].resigned_at is not None
+    assert all(seat.tally is not None and seat.round_wins is not None for seat in seats.values())
     detail = api_as(carol).get(game_url(started)).json()
     assert detail["seed"] == 7  # revealed once the game has ended
 
