@@ -210,6 +210,28 @@ else:
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     (VAR_DIR / "results").mkdir(parents=True, exist_ok=True)
 
+# --- Logging ----------------------------------------------------------------------------
+# Django prints a server error's traceback to the console only while DEBUG is on, and
+# otherwise mails it to ADMINS: with DEBUG off, a 500 would leave no trace at all. Errors
+# of requests (and anything else at LOG_LEVEL or above) go to stderr whatever DEBUG is,
+# where gunicorn, uvicorn, Celery and systemd pass them on.
+LOG_LEVEL = env_str("LOG_LEVEL", "WARNING").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {LOG_LEVEL!r}"
+    )
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "line"}},
+    "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
+    "loggers": {
+        # propagate=False: not printed twice by Django's own console handler under DEBUG
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+    },
+}
+
 # --- Django REST framework -------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,6 +1,10 @@
 """Every error, from any layer, renders as {"code", "message", "details"}."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +20,8 @@ from rest_framework.settings import api_settings
 from rest_framework.test import APIClient
 
 from cya_site.errors import DomainError, exception_handler
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class CodedError(Exception):
@@ -215,6 +221,35 @@ def test_a_crash_outside_the_api_keeps_the_html_500() -> None:
 
     assert response.status_code == 500
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_a_crash_with_debug_off_leaves_its_traceback_on_stderr(tmp_path: Path) -> None:
+    # Django's own logging would only mail it to ADMINS: a production 500 left no trace
+    crash = (
+        "import django; django.setup()\n"
+        "from django.test import Client, override_settings\n"
+        "with override_settings(ROOT_URLCONF='tests.cya_site.urls'):\n"
+        "    response = Client(raise_request_exception=False).get('/api/v1/explode/')\n"
+        "print(response.status_code)\n"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "test-only",
+        "ALLOWED_HOSTS": "testserver",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "VAR_DIR": str(tmp_path),
+    }
+    env.pop("REDIS_URL", None)
+
+    done = subprocess.run(
+        [sys.executable, "-c", crash], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+    assert done.stdout.strip() == "500", done.stderr
+    assert "ERROR django.request Internal Server Error: /api/v1/explode/" in done.stderr
+    assert "RuntimeError: boom" in done.stderr
 
 
 @pytest.mark.django_db

@@ -154,6 +154,15 @@ def test_throttle_rates_come_from_the_environment(bare_env: pytest.MonkeyPatch) 
     assert rates["auth"] == "3/hour"
 
 
+def test_log_level_is_checked(bare_env: pytest.MonkeyPatch) -> None:
+    bare_env.setenv("LOG_LEVEL", "info")
+    assert _load_settings()["LOGGING"]["root"]["level"] == "INFO"
+
+    bare_env.setenv("LOG_LEVEL", "loud")
+    with pytest.raises(ImproperlyConfigured, match="LOG_LEVEL"):
+        _load_settings()
+
+
 def test_env_example_lists_every_variable_settings_reads() -> None:
     source = SETTINGS_FILE.read_text()
     read = set(re.findall(r'env_(?:str|bool|int|list|rate)\(\s*"([A-Z_]+)"', source))
