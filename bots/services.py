@@ -13,10 +13,10 @@ import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, cast
 
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Model
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
@@ -39,7 +39,6 @@ from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game, Seat
 
-M = TypeVar("M", bound=Model)
 PLATFORM_USERNAME = "platform"
 MAX_STRIKES = 3
 LEASE_NAMESPACE = 0x626F7473  # "bots": the first key of a match's advisory lock
@@ -316,67 +315,188 @@ def bank_after_strike(time_bank_ms: int, reason: str) -> int:
 def match_finish(*, match: Match) -> Match:
     """Aggregate the games and rate the entries: exactly once, whatever reruns happen.
 
-    Locks the match row, so a concurrent or repeated finish waits and then finds it ended.
+    Locks the match row, so a concurrent or repeated finish waits and then finds it ended;
+    a rated match also locks its versions' rows (in id order, so matches sharing versions
+    cannot deadlock), so concurrent matches cannot lose each other's rating updates. On
+    PostgreSQL that is three statements, each prepared once per connection (cya_site.rows):
+    the match, its entries' results with their versions' ratings, one write of the rest.
     """
-    match = Match.objects.select_for_update().get(pk=match.pk)
-    if match.status in (Match.Status.FINISHED, Match.Status.VOIDED):  # a void is never rated
+    match = _match_locked(match.pk)
+    if match.status in ENDED:  # a void is never rated
         return match
-    entries = list(match.entries.all())
-    standings, games = _standings(match, entries)
+    rate = match.kind == Match.Kind.LADDER and match.rated_at is None
+    entries, games = _results(match.pk, lock_versions=rate)
+    standings = [e.standing for e in entries]
     places = ratings.ranks(standings)
-    by_version = {s.key: s for s in standings}
-    for entry in entries:
-        s = by_version[entry.version_id]
-        entry.place = places[entry.version_id]
-        entry.dollars = s.dollars
-        entry.forfeited = s.forfeited
-    _update_each(entries, ENTRY_RESULT_FIELDS)
     match.status = Match.Status.FINISHED
     match.finished_at = timezone.now()
     match.result = {
-        "places": {str(e.version_id): e.place for e in entries},
-        "dollars": {str(e.version_id): e.dollars for e in entries},
+        "places": {str(e.standing.key): places[e.standing.key] for e in entries},
+        "dollars": {str(e.standing.key): e.standing.dollars for e in entries},
     }
-    if match.kind == Match.Kind.LADDER and match.rated_at is None:
-        _rate(match, standings, games)
-        match.rated_at = timezone.now()
-    rows.update(match, MATCH_RESULT_FIELDS)
+    changes: list[ratings.Change] = []
+    if rate:
+        changes = ratings.rate(standings, {e.standing.key: e.rating for e in entries})
+        match.rated_at = match.finished_at
+    _finish_write(match, entries, places, changes, games)
     return match
 
 
-ENTRY_RESULT_FIELDS = ("place", "dollars", "forfeited")
 MATCH_RESULT_FIELDS = ("status", "finished_at", "result", "rated_at")
-RATING_FIELDS = ("mu", "sigma", "games_played", "matches_played")
 
 
-def _standings(match: Match, entries: list[MatchEntry]) -> tuple[list[ratings.Standing], int]:
-    """Each entry's aggregate over the match's games (in entry order), and how many games."""
-    controls = SeatControl.objects.filter(seat__game__match_game__match=match).values_list(
-        "version_id", "seat__game_id", "seat__place", "seat__tally", "autopilot_since"
-    )
-    totals: dict[int, dict[str, Any]] = {
-        e.version_id: {"places": 0, "dollars": 0, "forfeited": False} for e in entries
-    }
+class _EntryResult(NamedTuple):
+    """A match entry's aggregate over the games (keyed by version), and its version's
+    rating: current, and locked, if the match is rated."""
+
+    entry_id: int
+    standing: ratings.Standing
+    rating: tuple[float, float]  # (mu, sigma)
+
+
+_MATCH = rows.Columns(Match, "m")
+
+
+def _match_locked(match_id: int) -> Match:
+    if connection.vendor != "postgresql":
+        return Match.objects.select_for_update().get(pk=match_id)
+    found = rows.fetch_one(_match_locked_sql(), [match_id], [_MATCH])
+    if found is None:
+        raise Match.DoesNotExist(f"No match {match_id}.")
+    return cast(Match, found[0])
+
+
+@cache
+def _match_locked_sql() -> str:
+    return f"SELECT {_MATCH.sql} FROM {_MATCH.table} WHERE m.id = %s FOR UPDATE"
+
+
+def _results(match_id: int, *, lock_versions: bool) -> tuple[list[_EntryResult], int]:
+    """Each entry's aggregate over the match's games (in entry order), and how many games
+    there were. One statement, a row per entry and game it played (one if it played none)."""
+    with rows.cursor() as cursor:
+        cursor.execute(_results_sql(lock_versions), [match_id, match_id])
+        found = cursor.fetchall()
+    heads: dict[int, tuple[int, int, tuple[float, float]]] = {}
+    totals: dict[int, dict[str, Any]] = {}
     games = set()
-    for version_id, game_id, place, tally, autopilot_since in controls:
-        total = totals[version_id]
-        total["places"] += place or 0
-        total["dollars"] += tally or 0
-        total["forfeited"] |= autopilot_since is not None
-        games.add(game_id)
-    return [ratings.Standing(key=k, **v) for k, v in totals.items()], len(games)
+    for position, entry_id, version_id, mu, sigma, game_id, place, tally, forfeited in found:
+        heads[version_id] = (position, entry_id, (mu, sigma))
+        total = totals.setdefault(version_id, {"places": 0, "dollars": 0, "forfeited": False})
+        if game_id is not None:
+            games.add(game_id)
+            total["places"] += place or 0
+            total["dollars"] += tally or 0
+            total["forfeited"] |= bool(forfeited)
+    entries = [
+        _EntryResult(entry_id, ratings.Standing(key=key, **totals[key]), rating)
+        for key, (_, entry_id, rating) in sorted(heads.items(), key=lambda kv: kv[1][0])
+    ]
+    return entries, len(games)
 
 
-def _rate(match: Match, standings: list[ratings.Standing], games: int) -> None:
-    ids = sorted(s.key for s in standings)
-    locked = {
-        v.pk: v
-        for v in BotVersion.objects.select_for_update()
-        .filter(pk__in=ids)
-        .order_by("pk")
-        .only("pk", *RATING_FIELDS)
-    }
-    changes = ratings.rate(standings, {k: (v.mu, v.sigma) for k, v in locked.items()})
+@cache
+def _results_sql(lock_versions: bool) -> str:
+    # The games' rows are found from the match (match_game -> seats -> controls), never
+    # from the versions' controls, which grow with every game a version plays.
+    sql = (
+        "SELECT e.position, e.id, e.version_id, v.mu, v.sigma, played.game_id, played.place,"
+        " played.tally, played.forfeited"
+        " FROM bots_matchentry e JOIN bots_botversion v ON v.id = e.version_id"
+        " LEFT JOIN (SELECT c.version_id, s.game_id, s.place, s.tally,"
+        " c.autopilot_since IS NOT NULL AS forfeited"
+        " FROM bots_matchgame mg JOIN games_seat s ON s.game_id = mg.game_id"
+        " JOIN bots_seatcontrol c ON c.seat_id = s.id WHERE mg.match_id = %s) AS played"
+        " ON played.version_id = e.version_id"
+        " WHERE e.match_id = %s ORDER BY v.id"
+    )
+    if lock_versions and connection.features.has_select_for_update_of:
+        sql += " FOR UPDATE OF v"
+    return sql
+
+
+def _finish_write(
+    match: Match,
+    entries: Sequence[_EntryResult],
+    places: dict[int, int],
+    changes: Sequence[ratings.Change],
+    games: int,
+) -> None:
+    """Write a finished match: its entries' places, its versions' new ratings and their
+    explanations (if rated), the match row. On PostgreSQL one statement."""
+    entry_columns: list[list[Any]] = [
+        [e.entry_id for e in entries],
+        [places[e.standing.key] for e in entries],
+        [e.standing.dollars for e in entries],
+        [e.standing.forfeited for e in entries],
+    ]
+    if connection.vendor != "postgresql":
+        _finish_write_orm(match, entry_columns, changes, games)
+        return
+    params: list[Any] = [*entry_columns]
+    if changes:
+        params += [
+            [c.key for c in changes],
+            [c.mu_before for c in changes],
+            [c.sigma_before for c in changes],
+            [c.mu_after for c in changes],
+            [c.sigma_after for c in changes],
+            [c.expected_place for c in changes],
+            [c.place for c in changes],
+            games,
+            match.pk,
+            match.finished_at,
+        ]
+    params += [*rows.prepared(match, MATCH_RESULT_FIELDS), match.pk]
+    with rows.cursor() as cursor:
+        cursor.execute(_finish_sql(bool(changes)), params)
+
+
+@cache
+def _finish_sql(rated: bool) -> str:
+    parts = [
+        "entry AS (UPDATE bots_matchentry e"
+        " SET place = v.place, dollars = v.dollars, forfeited = v.forfeited"
+        " FROM unnest(%s::bigint[], %s::smallint[], %s::bigint[], %s::boolean[])"
+        " AS v(id, place, dollars, forfeited) WHERE e.id = v.id)"
+    ]
+    if rated:
+        parts += [
+            "rated AS (SELECT * FROM unnest(%s::bigint[], %s::float8[], %s::float8[],"
+            " %s::float8[], %s::float8[], %s::float8[], %s::smallint[])"
+            " AS r(version_id, mu_before, sigma_before, mu_after, sigma_after,"
+            " expected_place, actual_place))",
+            "version AS (UPDATE bots_botversion b SET mu = r.mu_after, sigma = r.sigma_after,"
+            " games_played = b.games_played + %s::integer, matches_played = b.matches_played + 1"
+            " FROM rated r WHERE b.id = r.version_id)",
+            "change AS (INSERT INTO bots_ratingchange (match_id, version_id, mu_before,"
+            " sigma_before, mu_after, sigma_after, expected_place, actual_place, created_at)"
+            " SELECT %s::bigint, r.*, %s::timestamptz FROM rated r)",
+        ]
+    return (
+        f"WITH {', '.join(parts)} UPDATE bots_match SET "
+        f"{rows.assignments(Match, MATCH_RESULT_FIELDS)} WHERE id = %s"
+    )
+
+
+def _finish_write_orm(
+    match: Match,
+    entry_columns: Sequence[Sequence[Any]],
+    changes: Sequence[ratings.Change],
+    games: int,
+) -> None:
+    """``_finish_write`` through the ORM, for databases other than PostgreSQL."""
+    for entry_id, place, dollars, forfeited in zip(*entry_columns, strict=True):
+        MatchEntry.objects.filter(pk=entry_id).update(
+            place=place, dollars=dollars, forfeited=forfeited
+        )
+    for change in changes:
+        BotVersion.objects.filter(pk=change.key).update(
+            mu=change.mu_after,
+            sigma=change.sigma_after,
+            games_played=F("games_played") + games,
+            matches_played=F("matches_played") + 1,
+        )
     RatingChange.objects.bulk_create(
         RatingChange(
             match=match,
@@ -390,40 +510,7 @@ def _rate(match: Match, standings: list[ratings.Standing], games: int) -> None:
         )
         for change in changes
     )
-    for change in changes:  # the rows are locked: their counts are current
-        version = locked[change.key]
-        version.mu, version.sigma = change.mu_after, change.sigma_after
-        version.games_played += games
-        version.matches_played += 1
-    _update_each(list(locked.values()), RATING_FIELDS)
-
-
-def _update_each(objs: Sequence[M], field_names: Sequence[str]) -> None:
-    """Write these fields of several saved rows of one model: one UPDATE ... FROM unnest
-    on PostgreSQL (the ORM's bulk_update builds a CASE chain per column), else one
-    prepared UPDATE a row (cya_site.rows)."""
-    if not objs:
-        return
-    if connection.vendor != "postgresql":
-        for obj in objs:
-            rows.update(obj, field_names)
-        return
-    meta = objs[0]._meta
-    concrete = {f.name: f for f in meta.concrete_fields}
-    pk, fields = concrete[meta.pk.name], [concrete[name] for name in field_names]
-    columns = [
-        [f.get_db_prep_save(getattr(o, f.attname), connection) for o in objs] for f in fields
-    ]
-    names = [rows.quote(f.column) for f in fields]
-    arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in [pk, *fields])
-    sets = ", ".join(f"{name} = v.{name}" for name in names)
-    table = rows.quote(meta.db_table)
-    sql = (
-        f"UPDATE {table} SET {sets} FROM unnest({arrays}) AS v(id, {', '.join(names)}) "
-        f"WHERE {table}.{rows.quote(pk.column)} = v.id"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [[o.pk for o in objs], *columns])
+    rows.update(match, MATCH_RESULT_FIELDS)
 
 
 @transaction.atomic

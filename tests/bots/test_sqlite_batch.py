@@ -40,6 +40,12 @@ SCRIPT = textwrap.dedent(
     runner.run_match(match)
     match.refresh_from_db()
     assert (match.status, match.rated_at is not None) == ("finished", True), match.status
+    games = match.match_games.count()
+    for entry in match.entries.select_related("version"):  # rated, each version once
+        change = entry.version.rating_changes.get(match=match)
+        assert (change.actual_place, change.mu_after) == (entry.place, entry.version.mu)
+        assert (entry.version.games_played, entry.version.matches_played) == (games, 1)
+    assert sorted(match.result["places"].values()) == sorted(e.place for e in match.entries.all())
     for game in Game.objects.filter(match_game__match=match):
         assert game.status == "finished"
         entries = eventlog.entries(game)
