@@ -15,17 +15,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from random import Random
 from typing import Any, NamedTuple
 
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from bots import services, webhook
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.strategies import SeatView, Strategy, strategy
+from cya_site import rows
 from cya_site.errors import DomainError
-from games import notify, store
+from games import notify, selectors, store
 from games import services as game_services
 from games.engine import (
     EngineError,
@@ -35,19 +36,36 @@ from games.engine import (
     apply,
     default_action,
 )
-from games.models import Game
-from games.selectors import decision_payload
+from games.models import Game, GameSnapshot
 
 AUTOPILOT = "greedy"
 
 
 def run_match(match: Match) -> Match:
     """Play every game of the match to its end, then aggregate and rate (exactly once)."""
-    games = match.match_games.select_related("game__snapshot").order_by("rotation")
-    seatings = _seatings(Game.objects.filter(match_game__match=match))
-    for mg in games:
-        _run(match, mg.game, seatings[mg.game_id])
+    seatings = _seatings("mg.match_id", match.pk)
+    for game in _games(match.pk):
+        _run(match, game, seatings[game.pk])
     return services.match_finish(match=match)
+
+
+_GAME, _SNAPSHOT = rows.Columns(Game, "g"), rows.Columns(GameSnapshot, "n")
+
+
+def _games(match_id: int) -> list[Game]:
+    """The match's games in rotation order, each with its snapshot, in one statement."""
+    found = rows.fetch_all(_games_sql(), [match_id], (_GAME, _SNAPSHOT))
+    return [selectors.with_snapshot(game, snapshot) for game, snapshot in found]
+
+
+@cache
+def _games_sql() -> str:
+    return (
+        f"SELECT {_GAME.sql}, {_SNAPSHOT.sql} FROM bots_matchgame mg"
+        f" JOIN {_GAME.table} ON g.id = mg.game_id"
+        f" LEFT JOIN {_SNAPSHOT.table} ON n.game_id = g.id"
+        " WHERE mg.match_id = %s ORDER BY mg.rotation"
+    )
 
 
 class Seating(NamedTuple):
@@ -58,33 +76,39 @@ class Seating(NamedTuple):
     strategy: str  # what plays it in process: its version's strategy, or the autopilot's
 
 
-def _seatings(games: QuerySet[Game]) -> dict[int, dict[int, Seating]]:
-    """Every seat of the games, by game and seat number, in one query."""
-    rows = SeatControl.objects.filter(seat__game__in=games).values_list(
-        "pk",
-        "seat__game_id",
-        "seat__number",
-        "autopilot_since",
-        "version__bot__kind",
-        "version__strategy",
-    )
+def _seatings(where: str, key: int) -> dict[int, dict[int, Seating]]:
+    """Every seat of a match's games (``where`` "mg.match_id") or of one game ("s.game_id"),
+    by game and seat number, in one statement."""
+    with rows.cursor() as cursor:
+        cursor.execute(_seatings_sql(where), [key])
+        found = cursor.fetchall()
     out: dict[int, dict[int, Seating]] = {}
-    for pk, game_id, number, autopilot_since, kind, name in rows:
-        seating = Seating(
-            pk,
-            _plays_in_process(autopilot_since, kind),
-            AUTOPILOT if autopilot_since is not None else name,
-        )
+    for pk, game_id, number, autopilot, kind, name in found:
+        seating = Seating(pk, _plays_in_process(autopilot, kind), AUTOPILOT if autopilot else name)
         out.setdefault(game_id, {})[number] = seating
     return out
 
 
-def _plays_in_process(autopilot_since: datetime | None, kind: str) -> bool:
-    return autopilot_since is not None or kind == Bot.Kind.BUILTIN
+@cache
+def _seatings_sql(where: str) -> str:
+    if where not in ("mg.match_id", "s.game_id"):
+        raise ValueError(f"seatings by {where!r}")
+    return (
+        "SELECT c.id, s.game_id, s.number, c.autopilot_since IS NOT NULL, b.kind, v.strategy"
+        " FROM bots_matchgame mg JOIN games_seat s ON s.game_id = mg.game_id"
+        " JOIN bots_seatcontrol c ON c.seat_id = s.id"
+        " JOIN bots_botversion v ON v.id = c.version_id JOIN bots_bot b ON b.id = v.bot_id"
+        f" WHERE {where} = %s"
+    )
+
+
+def _plays_in_process(autopilot: object, kind: str) -> bool:
+    """Whether a seat is played here: on autopilot (truthy ``autopilot``), or built-in."""
+    return bool(autopilot) or kind == Bot.Kind.BUILTIN
 
 
 def _in_process(control: SeatControl) -> bool:
-    return _plays_in_process(control.autopilot_since, control.version.bot.kind)
+    return _plays_in_process(control.autopilot_since is not None, control.version.bot.kind)
 
 
 def _choose(match: Match, game: Game, state: State, control: SeatControl) -> int:
@@ -100,7 +124,7 @@ def _pick(match: Match, game: Game, state: State, chooser: Strategy) -> int:
 def run_game(match: Match, game: Game) -> Game:
     """Play one game to its end (or resume it)."""
     game.refresh_from_db()
-    return _run(match, game, _seatings(Game.objects.filter(pk=game.pk))[game.pk])
+    return _run(match, game, _seatings("s.game_id", game.pk)[game.pk])
 
 
 def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
@@ -205,7 +229,9 @@ def webhook_decision(
     """The body a webhook seat is sent, and its budget: the per-decision limit plus the bank."""
     budget_ms = decision_ms + time_bank_ms
     deadline = now + timedelta(milliseconds=budget_ms)
-    payload = decision_payload(game_id, state, deadline=deadline, time_bank_ms=time_bank_ms)
+    payload = selectors.decision_payload(
+        game_id, state, deadline=deadline, time_bank_ms=time_bank_ms
+    )
     payload["decision_ms"] = decision_ms
     return payload, budget_ms
 

@@ -145,8 +145,18 @@ def fetch_one(sql: str, params: Sequence[Any], columns: Sequence[Columns]) -> li
     with cursor() as c:
         c.execute(sql, params)
         row = c.fetchone()
-    if row is None:
-        return None
+    return None if row is None else _load(row, columns)
+
+
+def fetch_all(sql: str, params: Sequence[Any], columns: Sequence[Columns]) -> list[list[Any]]:
+    """Run a SELECT of ``columns`` (in that order) and load every row's instances."""
+    with cursor() as c:
+        c.execute(sql, params)
+        found = c.fetchall()
+    return [_load(row, columns) for row in found]
+
+
+def _load(row: Sequence[Any], columns: Sequence[Columns]) -> list[Any]:
     out, start = [], 0
     for part in columns:
         out.append(part.load(row[start : start + len(part)]))

@@ -82,10 +82,16 @@ def _seat(
         raise DomainError("not_seated", "You have no seat at this table.", status=403)
     seat, game, snapshot, *entry = found
     Seat.game.field.set_cached_value(seat, game)
+    with_snapshot(game, snapshot)
+    return cast(Seat, seat), cast(Event | None, entry[0] if entry else None)
+
+
+def with_snapshot(game: Game, snapshot: GameSnapshot | None) -> Game:
+    """Cache a snapshot read in the game's query on both (store.load_state reads it there)."""
     Game.snapshot.related.set_cached_value(game, snapshot)
     if snapshot is not None:
         GameSnapshot.game.field.set_cached_value(snapshot, game)
-    return cast(Seat, seat), cast(Event | None, entry[0] if entry else None)
+    return game
 
 
 @cache
