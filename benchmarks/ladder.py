@@ -114,6 +114,8 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.db import connection
+
     from accounts.models import User
     from bots import services
     from bots.models import Bot, BotVersion, Match
@@ -139,6 +141,10 @@ def main() -> None:
         m.pk: list(m.match_games.order_by("rotation").values_list("game_id", flat=True))
         for m in matches
     }
+    # Statistics for the planner, as autovacuum keeps them on a live database (it may be
+    # off, as on the machines this runs on, and the tables were empty a moment ago).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
     games = sum(len(ids) for ids in game_ids.values())
 
     # in process: the same matches, engine and strategies only, no database, no broker
