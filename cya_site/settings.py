@@ -101,7 +101,14 @@ elif _database["ENGINE"] == "django.db.backends.postgresql":
     # Django turns psycopg's prepared statements off. Only cursors that bind parameters
     # on the server prepare, and the only ones are cya_site.rows' (the hot statements,
     # prepared at first use); every other query binds on the client and is unaffected.
-    _database.setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
+    _options = _database.setdefault("OPTIONS", {})
+    _options.setdefault("prepare_threshold", 5)
+    # ... and each is planned once: a prepared statement is otherwise planned afresh on
+    # every run whenever PostgreSQL guesses a plan for its values may beat the generic
+    # one, which for rows' keyed lookups and writes it never does (a ladder game's
+    # statements: 0.7 of 3.7 ms of database CPU). Unprepared queries are unaffected.
+    if "plan_cache_mode" not in _options.get("options", ""):
+        _options["options"] = f"{_options.get('options', '')} -c plan_cache_mode=force_generic_plan"
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

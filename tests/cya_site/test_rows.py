@@ -119,3 +119,18 @@ def test_a_statement_is_prepared_once_per_connection(game: Game) -> None:
 
     assert prepared() == 1
     assert Game.objects.values_list("version", flat=True).get(pk=game.pk) == 3
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared on PostgreSQL only")
+def test_a_prepared_statement_is_planned_once_not_on_every_run(game: Game) -> None:
+    statement = 'UPDATE "games_game" SET "round_number" = $1 WHERE "id" = $2'
+    for number in range(1, 9):  # past the five runs after which PostgreSQL would choose
+        game.round_number = number
+        rows.update(game, ["round_number"])
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = %s",
+            [statement],
+        )
+        assert cursor.fetchone() == (8, 0)
