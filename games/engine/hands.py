@@ -83,33 +83,36 @@ def _hand(code: int) -> Hand:
 
 def _build(code: int) -> Hand:
     h = Hand.__new__(Hand)
-    counts = tuple(code >> (c << 2) & 15 for c in range(16))
-    distinct = tuple(c for c in range(16) if counts[c])
-    assets = tuple(c for c in distinct if c < ASSETS)
-    wilds = tuple(c for c in distinct if SILVER <= c <= PENNY_JAR)
+    counts = tuple([code >> (c << 2) & 15 for c in range(16)])
+    distinct = tuple([c for c in range(16) if counts[c]])
+    assets = tuple([c for c in distinct if c < ASSETS])
+    wilds = tuple([c for c in distinct if SILVER <= c <= PENNY_JAR])
     pairs: list[int] = []
     for a in assets:  # RULES #7: an asset with its twin or with a wild, never two wilds
         if counts[a] >= 2:
             pairs.append(_PAIR | a << 16 | a << 12)
         pairs.extend([_PAIR | a << 16 | w << 12 for w in wilds])
     discards = tuple([_DISCARD | c << 16 for c in distinct])
-    shared: dict[tuple[int, ...], tuple[int, ...]] = {}  # one object per distinct list
-    opening = tuple(
-        shared.setdefault(acts, acts)
-        for top in range(16)
-        for acts in [(*pairs, *discard_pairs(top, counts, assets, wilds, True, True), *discards)]
+    # opening[top]: pairs, then the discard pairs on ``top`` (discard_pairs with both
+    # wild flags on, RULES #6), then discards. Tops giving the same discard pairs share
+    # one tuple: every asset the hand lacks, every wild, every other card or none.
+    wild_pds = [_PD | w << 16 for w in wilds]
+    lacked = (*pairs, *wild_pds, *discards)
+    on_wild = (*pairs, *[_PD | a << 16 for a in assets], *discards)
+    plain = (*pairs, *discards)
+    h.opening = tuple(
+        [
+            (*pairs, _PD | top << 16, *wild_pds, *discards) if counts[top] else lacked
+            for top in range(ASSETS)
+        ]
+        + [on_wild] * (PENNY_JAR + 1 - ASSETS)
+        + [plain] * (16 - PENNY_JAR - 1)
     )
     h.code, h.size, h.counts, h.distinct = code, sum(counts), counts, distinct
-    h.cards = tuple(c for c in distinct for _ in range(counts[c]))
-    h.assets, h.wilds, h.pairs, h.discards, h.opening = (
-        assets,
-        wilds,
-        tuple(pairs),
-        discards,
-        opening,
-    )
+    h.cards = tuple([c for c in distinct for _ in range(counts[c])])
+    h.assets, h.wilds, h.pairs, h.discards = assets, wilds, tuple(pairs), discards
     wild_codes = tuple([w << 16 for w in wilds])
-    h.against = tuple((k << 16, *wild_codes) if counts[k] else wild_codes for k in range(ASSETS))
+    h.against = tuple([(k << 16, *wild_codes) if counts[k] else wild_codes for k in range(ASSETS)])
     h.step = [None] * 32
     return h
 
