@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from random import Random
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from django.utils import timezone
 
@@ -68,6 +68,9 @@ def _games_sql() -> str:
     )
 
 
+SeatingsBy = Literal["mg.match_id", "s.game_id"]  # a match's games, or one game
+
+
 class Seating(NamedTuple):
     """Who decides a seat, as read when its game is taken up."""
 
@@ -76,7 +79,7 @@ class Seating(NamedTuple):
     strategy: str  # what plays it in process: its version's strategy, or the autopilot's
 
 
-def _seatings(where: str, key: int) -> dict[int, dict[int, Seating]]:
+def _seatings(where: SeatingsBy, key: int) -> dict[int, dict[int, Seating]]:
     """Every seat of a match's games (``where`` "mg.match_id") or of one game ("s.game_id"),
     by game and seat number, in one statement."""
     with rows.cursor() as cursor:
@@ -90,7 +93,7 @@ def _seatings(where: str, key: int) -> dict[int, dict[int, Seating]]:
 
 
 @cache
-def _seatings_sql(where: str) -> str:
+def _seatings_sql(where: SeatingsBy) -> str:
     if where not in ("mg.match_id", "s.game_id"):
         raise ValueError(f"seatings by {where!r}")
     return (
