@@ -1,7 +1,8 @@
 """Playing a match's games: built-in seats in process, webhooks called, API clients awaited.
 
-A game whose seats are all built-in (or on autopilot) is played in memory and written in
-one transaction (games.services.actions_record). A game with a webhook or API-client seat
+A game whose seats are all built-in (or on autopilot) is played in memory; a match's such
+games are then written together, in one round trip and one transaction
+(games.services.actions_record_all). A game with a webhook or API-client seat
 goes decision by decision through games.services.action_submit: the runner calls the
 webhook with the seat's deadline (per-decision limit plus what is left of its time bank)
 or waits for the API client to act, and turns every fault into a strike and the
@@ -13,6 +14,7 @@ choices are seeded by (match, game, version) so a rerun chooses the same.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
@@ -44,8 +46,13 @@ AUTOPILOT = "greedy"
 def run_match(match: Match) -> Match:
     """Play every game of the match to its end, then aggregate and rate (exactly once)."""
     seatings = _seatings("mg.match_id", match.pk)
-    for game in _games(match.pk):
-        _run(match, game, seatings[game.pk])
+    games = _games(match.pk)
+    in_memory = [g for g in games if _all_in_process(g, seatings[g.pk])]
+    if in_memory:  # played first, and written together: one round trip for them all
+        _run_in_memory(match, in_memory, seatings)
+    for game in games:
+        if game not in in_memory:
+            _run(match, game, seatings[game.pk])
     return services.match_finish(match=match)
 
 
@@ -134,8 +141,8 @@ def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
     """Play one game, read just now, to its end (or resume it)."""
     if game.status != Game.Status.ACTIVE:
         return game
-    if all(s.in_process for s in seatings.values()):
-        return _run_in_memory(match, game, seatings)
+    if _all_in_process(game, seatings):
+        return _run_in_memory(match, [game], {game.pk: seatings})[0]
     while True:
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
@@ -147,14 +154,27 @@ def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
         _step(match, game, state, control)
 
 
-def _run_in_memory(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
-    """Every seat is decided here: the whole game is played, then written in one go."""
+def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
+    """Whether an active game's every seat is decided here (``_run_in_memory``)."""
+    return game.status == Game.Status.ACTIVE and all(s.in_process for s in seatings.values())
+
+
+def _run_in_memory(
+    match: Match, games: list[Game], seatings: dict[int, dict[int, Seating]]
+) -> list[Game]:
+    """Every seat of these games is decided here: each game is played whole, then all are
+    written at once (games.services.actions_record_all)."""
+    plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
+    return game_services.actions_record_all(plays, origin="builtin")
+
+
+def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:
     seats = {n: strategy(s.strategy) for n, s in seatings.items()}
 
     def choose(state: State) -> int:
         return _pick(match, game, state, seats[state.to_act])
 
-    return game_services.actions_record(game=game, choose=choose, origin="builtin")
+    return choose
 
 
 def _step(match: Match, game: Game, state: State, control: SeatControl) -> None:

@@ -140,6 +140,24 @@ def _prepared_cursor_class() -> type[Any]:
     return PreparedCursor
 
 
+@contextmanager
+def pipeline() -> Iterator[None]:
+    """Send the statements run in the block without waiting for each one's result; the
+    block's end waits for them all: one round trip for the lot (psycopg's pipeline mode).
+
+    Read results after the block (a fetch inside it waits for everything sent so far). In
+    autocommit mode the block's statements run as one implicit transaction: all or none.
+    PostgreSQL only; elsewhere the statements run one by one, as they would without it.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.close_if_health_check_failed()  # its SELECT 1 must not ride in the batch
+    connection.ensure_connection()
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
+
+
 def fetch_one(sql: str, params: Sequence[Any], columns: Sequence[Columns]) -> list[Any] | None:
     """Run a SELECT of ``columns`` (in that order) and load the first row's instances."""
     with cursor() as c:

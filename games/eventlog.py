@@ -11,12 +11,13 @@ Either entry is written by ``append``: on PostgreSQL one statement that writes i
 every row it changes (the game row, its snapshot, rounds with their scores, the seats'
 places) only if the game is still at the version it was played from; through the ORM on
 other databases (SQLite under ``make run``). An action is one statement, and so is a whole
-game of built-in seats.
+game of built-in seats; several games' entries go in one round trip (``append_all``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
@@ -148,6 +149,19 @@ def _coded(
     return coded
 
 
+class Append(NamedTuple):
+    """One entry to append to a game's log, with the rows it changes (``append``)."""
+
+    game: Game
+    start: int
+    entry: Event | Playout
+    fields: Sequence[str]
+    snapshot: bytes
+    publics: Sequence[dict[str, Any]] = ()
+    ranking: Sequence[dict[str, Any]] | None = None
+    seat: tuple[Seat, Sequence[str]] | None = None
+
+
 def append(
     game: Game,
     start: int,
@@ -173,15 +187,56 @@ def append(
     the same rows go through the ORM in one transaction under the game's lock.
     Raises IntegrityError if the entry breaks a constraint (a reused idempotency key).
     """
-    if seat is not None and ranking is not None:
-        # A statement updates a row once (the last of two updates of it would be lost):
-        # the seat's place is written with its other fields, the others' by ``places``.
-        instance, names = seat
-        _place(instance, next(row for row in ranking if row["seat"] == instance.number))
-        seat = (instance, (*names, *PLACE_FIELDS))
-        ranking = [row for row in ranking if row["seat"] != instance.number]
+    return _append_one(Append(game, start, entry, fields, snapshot, publics, ranking, seat))
+
+
+def append_all(items: Sequence[Append]) -> list[bool]:
+    """``append`` each of ``items`` (entries of different games), in one round trip: whether
+    each was written. On PostgreSQL the statements are sent together and run as one
+    implicit transaction (rows.pipeline); elsewhere one after the other in a transaction.
+    Either way an error writes none of them."""
+    if len(items) < 2:
+        return [_append_one(item) for item in items]
     if connection.vendor != "postgresql":
-        return _append_orm(game, start, entry, fields, snapshot, publics, ranking, seat)
+        with transaction.atomic():
+            return [_append_one(item) for item in items]
+    with ExitStack() as stack:
+        cursors = [stack.enter_context(rows.cursor()) for _ in items]
+        with rows.pipeline():
+            for cursor, item in zip(cursors, items, strict=True):
+                cursor.execute(*_statement(item))
+        return [
+            _appended(item.entry, cursor.fetchone()[0])
+            for cursor, item in zip(cursors, items, strict=True)
+        ]
+
+
+def _append_one(item: Append) -> bool:
+    if connection.vendor != "postgresql":
+        return _append_orm(*_placed(item))
+    with rows.cursor() as cursor:
+        cursor.execute(*_statement(item))
+        return _appended(item.entry, cursor.fetchone()[0])
+
+
+def _placed(item: Append) -> Append:
+    """The append with the acting seat's final place among its own fields.
+
+    A statement updates a row once (the last of two updates of it would be lost): the
+    seat's place is written with its other fields, the others' by the ranking's rows."""
+    if item.seat is None or item.ranking is None:
+        return item
+    instance, names = item.seat
+    _place(instance, next(row for row in item.ranking if row["seat"] == instance.number))
+    return item._replace(
+        seat=(instance, (*names, *PLACE_FIELDS)),
+        ranking=[row for row in item.ranking if row["seat"] != instance.number],
+    )
+
+
+def _statement(item: Append) -> tuple[str, list[Any]]:
+    """The one PostgreSQL statement of an append, and its parameters."""
+    game, start, entry, fields, snapshot, publics, ranking, seat = _placed(item)
     params = [
         *rows.prepared(game, fields),
         game.pk,
@@ -203,9 +258,10 @@ def append(
         ranking is not None,
         None if seat is None else tuple(seat[1]),
     )
-    with rows.cursor() as cursor:
-        cursor.execute(sql, params)
-        pk = cursor.fetchone()[0]
+    return sql, params
+
+
+def _appended(entry: Event | Playout, pk: int | None) -> bool:
     if pk is None:
         return False
     rows.inserted(entry, pk)

@@ -13,8 +13,10 @@ server does the waiting.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import NamedTuple
 
@@ -62,7 +64,8 @@ def publish(
     if not settings.REDIS_URL:
         return
     version, status = game
-    pipe = _client().pipeline(transaction=False)
+    batched = getattr(_batch, "pipe", None)
+    pipe = _client().pipeline(transaction=False) if batched is None else batched
     pipe.publish(channel(game_id), _framed(b"update", version, status, update))
     if decision is not None:
         seat, body = decision
@@ -72,7 +75,27 @@ def publish(
         framed = _framed(b"end", version, status, body)
         for seat in range(seats):
             pipe.publish(seat_channel(game_id, seat), framed)
-    pipe.execute()
+    if batched is None:
+        pipe.execute()
+
+
+_batch = threading.local()
+
+
+@contextmanager
+def batch() -> Iterator[None]:
+    """Send what is published in the block (by this thread) at its end, in one round trip:
+    several games' announcements at once. Nested blocks join the outermost one."""
+    if not settings.REDIS_URL or getattr(_batch, "pipe", None) is not None:
+        yield
+        return
+    pipe = _batch.pipe = _client().pipeline(transaction=False)
+    try:
+        yield
+    finally:
+        _batch.pipe = None
+        if len(pipe):  # what was published is announced, even if the block then failed
+            pipe.execute()
 
 
 class Message(NamedTuple):

@@ -249,6 +249,37 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
     nothing is written and it refuses (``stale_version``, ``game_over``), so the entries
     continue the log.
     """
+    return actions_record_all([(game, choose)], origin=origin)[0]
+
+
+def actions_record_all(
+    plays: Sequence[tuple[Game, Callable[[State], int]]], *, origin: str
+) -> list[Game]:
+    """``actions_record`` for several games (a match's), written together in one round
+    trip (eventlog.append_all) and announced together. If one of them moved on meanwhile,
+    the others are still written and announced, and it refuses for that one."""
+    played = [_play_out(game, choose, origin) for game, choose in plays]
+    written = eventlog.append_all([p.append for p in played])
+    with notify.batch():
+        for p, ok in zip(played, written, strict=True):
+            if ok:
+                store.saved(p.append.game, p.state, p.append.snapshot)
+                _after_commit(p.append.game, p.state)  # no entries: read /events/
+    for p, ok in zip(played, written, strict=True):
+        if not ok:
+            raise _moved(p.append.game)
+    return [game for game, _ in plays]
+
+
+@dataclass(frozen=True)
+class _PlayedOut:
+    append: eventlog.Append
+    state: State
+
+
+def _play_out(game: Game, choose: Callable[[State], int], origin: str) -> _PlayedOut:
+    """Play ``game`` to its end in memory; the game row's new fields are set, nothing is
+    written."""
     _require_active(game)
     start = game.version
     state = store.load_state(game)
@@ -273,20 +304,8 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
         ranking = ended["ranking"]
     playout = Playout(game=game, first_seq=start + 1, codes=played, origin=origin, created_at=now)
     snapshot = store.snapshot_bytes(state)
-    written = eventlog.append(
-        game,
-        start,
-        playout,
-        fields=PROGRESS_FIELDS,
-        snapshot=snapshot,
-        publics=rounds,
-        ranking=ranking,
-    )
-    if not written:
-        raise _moved(game)
-    store.saved(game, state, snapshot)
-    _after_commit(game, state)  # no entries: a batch is a whole game (read /events/)
-    return game
+    entry = eventlog.Append(game, start, playout, PROGRESS_FIELDS, snapshot, rounds, ranking)
+    return _PlayedOut(entry, state)
 
 
 @transaction.atomic

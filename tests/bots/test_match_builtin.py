@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import orjson
 import pytest
+import redis
+from django.db import IntegrityError
+from pytest_django import Settings
 
 from accounts.models import User
 from bots import runner, services
 from bots.models import Bot, BotVersion, Match, RatingChange
 from bots.validation import builtin_versions
 from cya_site.errors import DomainError
-from games import eventlog, store
+from games import eventlog, notify, store
 from games import services as game_services
 from games.engine import (
     EngineError,
@@ -170,6 +173,66 @@ def test_a_batch_with_an_illegal_choice_writes_nothing(builtins: list[BotVersion
     assert (game.version, game.status) == (0, Game.Status.ACTIVE)
     assert Event.objects.filter(game=game).count() == 1  # the deal only
     assert not Playout.objects.filter(game=game).exists()
+
+
+# --- a match's built-in games, written together (games.services.actions_record_all) -----
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as in a worker: no test transaction
+def test_a_matchs_games_are_written_together_all_or_none(builtins: list[BotVersion]) -> None:
+    """The games are sent in one round trip and run as one transaction: an error in one
+    (here the second game's log already holds a playout where its own would go) writes
+    none of them, and a rerun of the match starts them all afresh."""
+    match = services.match_create(versions=builtins, rules=quick(3), seed=7)
+    games = list(Game.objects.filter(match_game__match=match).order_by("match_game__rotation"))
+    Playout.objects.create(game=games[1], first_seq=1, codes=[0], origin="builtin")
+
+    with pytest.raises(IntegrityError):
+        runner.run_match(match)
+
+    for game in games:
+        game.refresh_from_db()
+        assert (game.version, game.status) == (0, Game.Status.ACTIVE)
+    assert Playout.objects.filter(game__in=games).count() == 1  # the clashing row alone
+    assert not Round.objects.filter(game__in=games).exists()
+
+
+@pytest.mark.django_db(transaction=True)  # announcements go out on commit
+def test_a_game_that_moved_on_is_refused_and_the_others_are_written_and_announced(
+    builtins: list[BotVersion], settings: Settings
+) -> None:
+    match = services.match_create(versions=builtins, rules=quick(3), seed=7)
+    games = list(Game.objects.filter(match_game__match=match).order_by("match_game__rotation"))
+    stale = [Game.objects.get(pk=g.pk) for g in games]
+    submit_default(games[1])  # the second game moves on while the batch is played
+
+    def first_legal(state: State) -> int:
+        return legal_actions(state)[0]
+
+    server = redis.Redis.from_url(settings.REDIS_URL)
+    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    listener.subscribe(*(notify.channel(g.pk) for g in games))
+    try:
+        for _ in games:  # the subscriptions are confirmed (and the confirmations ignored)
+            listener.get_message(timeout=1)
+        with pytest.raises(DomainError) as refused:
+            game_services.actions_record_all([(g, first_legal) for g in stale], origin="api")
+        heard = []
+        while (message := listener.get_message(timeout=0.5)) is not None:
+            heard.append((message["channel"], notify.message(message["data"])[:3]))
+    finally:
+        listener.close()
+
+    assert refused.value.code == "stale_version"
+    for game in games:
+        game.refresh_from_db()
+    assert [g.status for g in games] == ["finished", "active", "finished"]
+    assert games[1].version == 1  # the one action sent meanwhile, nothing of the batch
+    assert not Playout.objects.filter(game=games[1]).exists()
+    assert heard == [
+        (notify.channel(g.pk).encode(), (b"update", g.version, "finished"))
+        for g in (games[0], games[2])
+    ]
 
 
 def submit_default(game: Game) -> None:

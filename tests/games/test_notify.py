@@ -47,3 +47,29 @@ def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings
         (notify.channel(1).encode(), (b"update", 5, "active", b"ours\n")),
         (notify.seat_channel(1, 0).encode(), (b"decision", 5, "active", b"ours\n")),
     ]
+
+
+def test_what_is_published_in_a_batch_goes_out_together_when_it_ends(settings: Settings) -> None:
+    """Several games' announcements in one round trip (a match's games written together):
+    nothing is sent before the outermost batch ends, then everything, in order."""
+    server = redis.Redis.from_url(settings.REDIS_URL)
+    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    listener.subscribe(notify.channel(1), notify.channel(2))
+    try:
+        for _ in range(2):
+            listener.get_message(timeout=1)
+        with notify.batch():
+            notify.publish(1, (5, "finished"), b"one\n")
+            with notify.batch():  # a nested batch joins the outer one
+                notify.publish(2, (7, "finished"), b"two\n")
+            assert listener.get_message(timeout=0.3) is None  # nothing sent yet
+        heard = []
+        while (message := listener.get_message(timeout=0.5)) is not None:
+            heard.append((message["channel"], notify.message(message["data"])))
+    finally:
+        listener.close()
+
+    assert heard == [
+        (notify.channel(1).encode(), (b"update", 5, "finished", b"one\n")),
+        (notify.channel(2).encode(), (b"update", 7, "finished", b"two\n")),
+    ]
