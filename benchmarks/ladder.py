@@ -19,7 +19,11 @@ ladder matches (duplicate deals: one game per seat rotation), then:
 Wall-clock figures on a shared machine move with everyone else's load, so it also prints
 the CPU time the ladder cost per game (its worker processes, and the PostgreSQL backends
 serving them) beside the in-process CPU time per game: ``cpu_ratio``, in-process over
-ladder CPU per game, is what ``ratio`` tends to on two otherwise idle cores.
+ladder CPU per game, is what ``ratio`` tends to on two otherwise idle cores. And it plays
+the games once more with the engine alone in two processes side by side (no Celery, no
+database): ``pair_ratio``, that rate over twice the in-process one, is the ceiling this
+machine puts on ``ratio`` at the moment (virtual cores that slow each other down, a busy
+host), so a low ``ratio`` can be told from a machine that cannot do better.
 The last line is read by tools:
 ``ladder_games_per_s=<n> inprocess_games_per_s=<n> ratio=<ladder/(inprocess*2)>``
 """
@@ -151,10 +155,11 @@ def main() -> None:
     names = [v.strategy for v in versions]
     n = args.seats
 
-    def in_process() -> float:
-        """The CPU seconds one process takes to play every game of the matches."""
+    def in_process(part: slice = slice(None)) -> float:
+        """The CPU seconds one process takes to play every game of the matches (or of
+        ``part`` of them)."""
         started_cpu = time.process_time()
-        for match in matches:
+        for match in matches[part]:
             for rotation, game_id in enumerate(game_ids[match.pk]):
                 seats = [strategy(names[(s - rotation) % n]) for s in range(n)]
                 state = new_game(rules, match.seed)
@@ -163,6 +168,26 @@ def main() -> None:
                     rng = Random(f"{match.seed}:{game_id}:{state.version}")
                     state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
         return time.process_time() - started_cpu
+
+    def in_two_processes() -> float:
+        """The wall seconds two processes take to play every game, half each, side by side
+        on the two cores: what the ladder would take if the platform cost nothing."""
+        started = time.monotonic()
+        children = []
+        for half in (slice(0, None, 2), slice(1, None, 2)):
+            pid = os.fork()
+            if pid == 0:  # the engine only: the parent's connections are left alone
+                code = 1
+                try:
+                    in_process(half)
+                    code = 0
+                finally:
+                    os._exit(code)
+            children.append(pid)
+        failed = [pid for pid in children if os.waitpid(pid, 0)[1] != 0]
+        if failed:
+            sys.exit(f"the engine failed in {len(failed)} of the two processes")
+        return time.monotonic() - started
 
     # measured before and after the ladder, so a machine that speeds up or slows down
     # during the run moves both sides of the ratio alike
@@ -205,6 +230,7 @@ def main() -> None:
 
     inprocess_cpu = (before + in_process()) / 2
     inprocess_rate = games / inprocess_cpu
+    engine_pair_rate = games / in_two_processes()
 
     print(f"{len(matches)} matches x {n} rotations = {games} games of {n} seats")
     print(f"ladder (Celery, 2 processes, PostgreSQL): {ladder_rate:.2f} games/s")
@@ -214,6 +240,10 @@ def main() -> None:
         f"CPU per game: ladder workers {worker_cpu * ms:.1f} ms + PostgreSQL "
         f"{database_cpu * ms:.1f} ms; in-process {inprocess_cpu * ms:.1f} ms; "
         f"cpu_ratio={inprocess_cpu / (worker_cpu + database_cpu):.2f}"
+    )
+    print(
+        f"engine alone, 2 processes side by side: {engine_pair_rate:.2f} games/s; "
+        f"this machine's ceiling: pair_ratio={engine_pair_rate / (inprocess_rate * 2):.2f}"
     )
     ratio = ladder_rate / (inprocess_rate * 2)
     print(
