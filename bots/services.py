@@ -319,13 +319,14 @@ def match_finish(*, match: Match) -> Match:
     a rated match also locks its versions' rows (in id order, so matches sharing versions
     cannot deadlock), so concurrent matches cannot lose each other's rating updates. On
     PostgreSQL that is three statements, each prepared once per connection (cya_site.rows):
-    the match, its entries' results with their versions' ratings, one write of the rest.
+    the match and its entries' results with their versions' ratings, sent together (one
+    round trip with the transaction's start), then one write of the rest.
     """
-    match = _match_locked(match.pk)
+    ladder = match.kind == Match.Kind.LADDER  # a kind never changes: known before the lock
+    match, (entries, games) = _locked_with_results(match.pk, lock_versions=ladder)
     if match.status in ENDED:  # a void is never rated
         return match
-    rate = match.kind == Match.Kind.LADDER and match.rated_at is None
-    entries, games = _results(match.pk, lock_versions=rate)
+    rate = ladder and match.rated_at is None
     standings = [e.standing for e in entries]
     places = ratings.ranks(standings)
     match.status = Match.Status.FINISHED
@@ -357,18 +358,28 @@ class _EntryResult(NamedTuple):
 _MATCH = rows.Columns(Match, "m")
 
 
-def _match_locked(match_id: int) -> Match:
-    if connection.vendor != "postgresql":
-        return Match.objects.select_for_update().get(pk=match_id)
-    found = rows.fetch_one(_match_locked_sql(), [match_id], [_MATCH])
-    if found is None:
-        raise Match.DoesNotExist(f"No match {match_id}.")
-    return cast(Match, found[0])
-
-
 @cache
 def _match_locked_sql() -> str:
     return f"SELECT {_MATCH.sql} FROM {_MATCH.table} WHERE m.id = %s FOR UPDATE"
+
+
+def _locked_with_results(
+    match_id: int, *, lock_versions: bool
+) -> tuple[Match, tuple[list[_EntryResult], int]]:
+    """The match, locked, and its results (``_results``); on PostgreSQL the two statements
+    go in one round trip (rows.pipeline): the versions are locked (if asked) before the
+    match is seen, which a finished match's rerun does for nothing, harmlessly."""
+    if connection.vendor != "postgresql":
+        locked = Match.objects.select_for_update().get(pk=match_id)
+        return locked, _results(match_id, lock_versions=lock_versions)
+    with rows.cursor() as head, rows.cursor() as results:
+        with rows.pipeline():
+            head.execute(_match_locked_sql(), [match_id])
+            results.execute(_results_sql(lock_versions), [match_id, match_id])
+        row = head.fetchone()
+        if row is None:
+            raise Match.DoesNotExist(f"No match {match_id}.")
+        return cast(Match, _MATCH.load(row)), _aggregate(results.fetchall())
 
 
 def _results(match_id: int, *, lock_versions: bool) -> tuple[list[_EntryResult], int]:
@@ -376,7 +387,10 @@ def _results(match_id: int, *, lock_versions: bool) -> tuple[list[_EntryResult],
     there were. One statement, a row per entry and game it played (one if it played none)."""
     with rows.cursor() as cursor:
         cursor.execute(_results_sql(lock_versions), [match_id, match_id])
-        found = cursor.fetchall()
+        return _aggregate(cursor.fetchall())
+
+
+def _aggregate(found: Sequence[Sequence[Any]]) -> tuple[list[_EntryResult], int]:
     heads: dict[int, tuple[int, int, tuple[float, float]]] = {}
     totals: dict[int, dict[str, Any]] = {}
     games = set()
