@@ -7,6 +7,10 @@ benchmarks on one Redis must never hear each other's games.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import redis
 from django.db import connection
 from pytest_django import Settings
@@ -22,12 +26,7 @@ def test_channels_name_the_database_the_game_ids_belong_to() -> None:
 
 
 def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings) -> None:
-    server = redis.Redis.from_url(settings.REDIS_URL)
-    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-    listener.subscribe(notify.channel(1), notify.seat_channel(1, 0))
-    try:
-        for _ in range(2):  # both subscriptions are confirmed (and the confirmations ignored)
-            listener.get_message(timeout=1)
+    with listening(settings, notify.channel(1), notify.seat_channel(1, 0)) as hear:
         theirs = {**connection.settings_dict, "NAME": "another_site"}
         ours = connection.settings_dict
         connection.settings_dict = theirs
@@ -37,13 +36,7 @@ def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings
             connection.settings_dict = ours
         notify.publish(1, (5, "active"), b"ours\n", decision=(0, b"ours\n"))
 
-        heard = []
-        while (message := listener.get_message(timeout=0.5)) is not None:
-            heard.append((message["channel"], notify.message(message["data"])))
-    finally:
-        listener.close()
-
-    assert heard == [
+    assert hear() == [
         (notify.channel(1).encode(), (b"update", 5, "active", b"ours\n")),
         (notify.seat_channel(1, 0).encode(), (b"decision", 5, "active", b"ours\n")),
     ]
@@ -52,24 +45,43 @@ def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings
 def test_what_is_published_in_a_batch_goes_out_together_when_it_ends(settings: Settings) -> None:
     """Several games' announcements in one round trip (a match's games written together):
     nothing is sent before the outermost batch ends, then everything, in order."""
-    server = redis.Redis.from_url(settings.REDIS_URL)
-    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-    listener.subscribe(notify.channel(1), notify.channel(2))
-    try:
-        for _ in range(2):
-            listener.get_message(timeout=1)
-        with notify.batch():
-            notify.publish(1, (5, "finished"), b"one\n")
-            with notify.batch():  # a nested batch joins the outer one
-                notify.publish(2, (7, "finished"), b"two\n")
-            assert listener.get_message(timeout=0.3) is None  # nothing sent yet
-        heard = []
-        while (message := listener.get_message(timeout=0.5)) is not None:
-            heard.append((message["channel"], notify.message(message["data"])))
-    finally:
-        listener.close()
+    with listening(settings, notify.channel(1), notify.channel(2)) as hear, notify.batch():
+        notify.publish(1, (5, "finished"), b"one\n")
+        with notify.batch():  # a nested batch joins the outer one
+            notify.publish(2, (7, "finished"), b"two\n")
+        assert hear(0.3) == []  # nothing sent yet
 
-    assert heard == [
+    assert hear() == [
         (notify.channel(1).encode(), (b"update", 5, "finished", b"one\n")),
         (notify.channel(2).encode(), (b"update", 7, "finished", b"two\n")),
     ]
+
+
+Hear = Callable[..., list[tuple[bytes, Any]]]
+
+
+@contextmanager
+def listening(settings: Settings, *channels: str) -> Iterator[Hear]:
+    """Subscribe to ``channels`` for the block. It gives ``hear(timeout=0.5)``: everything
+    heard so far (channel, parsed line), waiting until ``timeout`` passes without a line;
+    after the block it answers what was heard while it ran."""
+    server = redis.Redis.from_url(settings.REDIS_URL)
+    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    listener.subscribe(*channels)
+    heard: list[tuple[bytes, Any]] = []
+
+    def hear(timeout: float = 0.5) -> list[tuple[bytes, Any]]:
+        if not closed:
+            while (message := listener.get_message(timeout=timeout)) is not None:
+                heard.append((message["channel"], notify.message(message["data"])))
+        return heard
+
+    closed = False
+    try:
+        for _ in channels:  # each subscription is confirmed (and the confirmation ignored)
+            listener.get_message(timeout=1)
+        yield hear
+        hear()
+    finally:
+        closed = True
+        listener.close()
