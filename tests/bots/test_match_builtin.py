@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import orjson
 import pytest
-import redis
 from django.db import IntegrityError
 from pytest_django import Settings
 
@@ -27,6 +26,7 @@ from games.engine import (
 )
 from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
 from tests.bots.checks import quick, states_before
+from tests.listening import listening
 
 
 @pytest.fixture
@@ -209,19 +209,9 @@ def test_a_game_that_moved_on_is_refused_and_the_others_are_written_and_announce
     def first_legal(state: State) -> int:
         return legal_actions(state)[0]
 
-    server = redis.Redis.from_url(settings.REDIS_URL)
-    listener = server.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-    listener.subscribe(*(notify.channel(g.pk) for g in games))
-    try:
-        for _ in games:  # the subscriptions are confirmed (and the confirmations ignored)
-            listener.get_message(timeout=1)
-        with pytest.raises(DomainError) as refused:
-            game_services.actions_record_all([(g, first_legal) for g in stale], origin="api")
-        heard = []
-        while (message := listener.get_message(timeout=0.5)) is not None:
-            heard.append((message["channel"], notify.message(message["data"])[:3]))
-    finally:
-        listener.close()
+    channels = [notify.channel(g.pk) for g in games]
+    with listening(settings, *channels) as hear, pytest.raises(DomainError) as refused:
+        game_services.actions_record_all([(g, first_legal) for g in stale], origin="api")
 
     assert refused.value.code == "stale_version"
     for game in games:
@@ -229,7 +219,7 @@ def test_a_game_that_moved_on_is_refused_and_the_others_are_written_and_announce
     assert [g.status for g in games] == ["finished", "active", "finished"]
     assert games[1].version == 1  # the one action sent meanwhile, nothing of the batch
     assert not Playout.objects.filter(game=games[1]).exists()
-    assert heard == [
+    assert [(channel, line[:3]) for channel, line in hear()] == [
         (notify.channel(g.pk).encode(), (b"update", g.version, "finished"))
         for g in (games[0], games[2])
     ]
