@@ -15,14 +15,17 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/cya
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 # Extra pytest arguments, e.g. make test PYTEST_ARGS="-x tests/accounts"
 PYTEST_ARGS ?=
+# make run PORT=8123 serves on another port
+PORT ?= 8000
 
-.PHONY: help run test lint bench venv
+.PHONY: help run test lint bench venv messages
 
 help:
-	@echo "make run    serve on http://127.0.0.1:8000 (SQLite + embedded Celery broker under var/)"
+	@echo "make run    serve on http://127.0.0.1:8000 (PORT=8123 for another; SQLite + embedded Celery broker under var/)"
 	@echo "make test   run the whole suite against PostgreSQL and Redis (DATABASE_URL, REDIS_URL)"
 	@echo "make lint   ruff check, ruff format --check, mypy --strict, lint-imports"
 	@echo "make bench  run every script in benchmarks/"
+	@echo "make messages  update locale/de from the code and templates, and compile it (needs gettext)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +44,7 @@ venv: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py rundev 127.0.0.1:8000
+	$(BIN)/python manage.py rundev 127.0.0.1:$(PORT)
 
 test: $(STAMP)
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
@@ -58,3 +61,7 @@ bench: $(BENCH_STAMP)
 	@shopt -s nullglob; scripts=(benchmarks/[!_]*.py); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "No benchmarks in benchmarks/ yet."; fi; \
 	for script in "$${scripts[@]}"; do echo "== $$script"; $(BIN)/python "$$script"; done
+
+messages: $(STAMP)
+	$(BIN)/python manage.py makemessages -l de --no-location --ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=sdk
+	$(BIN)/python manage.py compilemessages -l de --ignore=.venv

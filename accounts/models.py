@@ -13,6 +13,12 @@ class User(AbstractUser):
     is_bot = models.BooleanField(
         default=False, help_text="A bot account: plays through the API with tokens only."
     )
+    language = models.CharField(
+        max_length=8,
+        blank=True,
+        choices=settings.LANGUAGES,
+        help_text="Pages in this language once signed in; blank follows the browser.",
+    )
 
     class Meta:
         constraints = (

@@ -5,12 +5,14 @@ Errors are DomainError with the stable codes of docs/errors.md.
 
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.keys import key_hash, key_new, key_prefix
 from accounts.models import ApiToken, User
@@ -23,7 +25,10 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 def _username_taken(username: str) -> DomainError:
     return DomainError(
-        "username_taken", f"The username {username!r} is taken.", {"username": username}, 409
+        "username_taken",
+        _("The username “%(username)s” is taken.") % {"username": username},
+        {"username": username},
+        409,
     )
 
 
@@ -56,21 +61,43 @@ def user_register(*, username: str, password: str, email: str = "") -> User:
     return user
 
 
-@transaction.atomic
-def user_login(*, username: str, password: str, token_name: str) -> tuple[User, ApiToken, str]:
-    """Check a username (any case) and password, and issue a new token for the user.
+def user_authenticate(*, username: str, password: str) -> User:
+    """The user with this username (any case) and password: the API's login and the
+    sign-in page both check credentials here.
 
-    Returns the user, the token and its raw key, which is never stored. Raises
-    DomainError ``invalid_credentials`` for a wrong name or password or an inactive user.
+    Raises DomainError ``invalid_credentials`` for a wrong name or password or an
+    inactive user.
     """
     canonical = (
         User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
     )
     user = authenticate(username=canonical or username, password=password)
     if not isinstance(user, User):
-        raise DomainError("invalid_credentials", "Wrong username or password.")
+        raise DomainError("invalid_credentials", _("Wrong username or password."))
+    return user
+
+
+@transaction.atomic
+def user_login(*, username: str, password: str, token_name: str) -> tuple[User, ApiToken, str]:
+    """Check a username (any case) and password, and issue a new token for the user.
+
+    Returns the user, the token and its raw key, which is never stored. Raises
+    DomainError ``invalid_credentials`` as ``user_authenticate`` does.
+    """
+    user = user_authenticate(username=username, password=password)
     token, key = token_create(user=user, name=token_name)
     return user, token, key
+
+
+def user_language_set(*, user: User, language: str) -> User:
+    """Keep a player's page language (one of settings.LANGUAGES, or blank: the browser's)."""
+    if language and language not in dict(settings.LANGUAGES):
+        raise DomainError(
+            "invalid", _("Choose one of the offered languages."), {"field": "language"}
+        )
+    User.objects.filter(pk=user.pk).update(language=language)
+    user.language = language
+    return user
 
 
 @transaction.atomic

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -75,6 +76,21 @@ class RequestRateThrottle(BaseThrottle):
     def wait(self) -> float | None:
         """Seconds until every spent limit's window has ended (for Retry-After)."""
         return self._wait
+
+
+def page_rate_spent(request: HttpRequest, scope: str) -> float | None:
+    """Count a page's attempt (a sign-in, say) against the API's ``scope`` rate for the
+    client's address, on the same counters as the API: None while allowed, else the
+    seconds until the window ends."""
+    rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
+    if rate is None:
+        return None
+    allowed, seconds = parse_rate(str(rate))
+    now = time.time()
+    window = int(now // seconds)
+    client = f"ip:{BaseThrottle().get_ident(cast(Request, request))}"
+    (count,) = _count([(f"throttle:{scope}:{client}:{window}", seconds)])
+    return (window + 1) * seconds - now if count > allowed else None
 
 
 def _count(keys: list[tuple[str, int]]) -> list[int]:

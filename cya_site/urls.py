@@ -1,11 +1,11 @@
-"""URLs: each app's router under /api/v1/, the schema and its docs page, the admin."""
+"""URLs: each app's router under /api/v1/, the schema and its docs page, the admin, the pages."""
 
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from cya_site import errors
+from cya_site import errors, views
 from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI extensions
 from cya_site.bench import BenchReadWriteView
 
@@ -17,6 +17,12 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    # Pages: each app's web/ package, thin over the same services and selectors as the API.
+    path("", views.home, name="home"),
+    path("", include("accounts.web.urls")),
+    path("", include("games.web.urls")),
+    path("", include("bots.web.urls")),
+    path("", include("tournaments.web.urls")),
     *(  # benchmarks/api.py's baseline; off unless BENCH_ENDPOINTS is set
         [path("api/v1/bench/rw/", BenchReadWriteView.as_view(), name="bench-rw")]
         if settings.BENCH_ENDPOINTS

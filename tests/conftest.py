@@ -22,6 +22,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.celery import app as celery_app
+from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
 from tests.clients import authenticate
 from tests.factories import UserFactory
 
@@ -74,6 +75,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"\n\nTEST SERVICES UNREACHABLE: the suite needs PostgreSQL and Redis.\n{lines}\n",
             returncode=SERVICE_CHECK_FAILED,
         )
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Keep each phase's report on the test item: browser fixtures screenshot failures."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]  # pluggy's result object
+    setattr(item, f"report_{report.when}", report)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,8 +1,10 @@
 """Leagues, seasons, game nights, tournaments, real-table score ledgers and standings.
 
 A ``Competition`` is what has standings: a league season or a tournament. Its
-``Competitor`` rows are the people (or bot versions) ranked, and ``GameEntry`` rows say
-who sat at which seat of which game, digital or recorded. ``Result`` rows are derived:
+``Competitor`` rows are the people (or bot versions) ranked, taken from the league's
+roster (``Member``) where there is one, and ``GameEntry`` rows say who sat at which seat
+of which game, digital or recorded. A game night's ``CheckIn`` rows say who came, and
+each ``NightRound`` is a seating draw among them. ``Result`` rows are derived:
 one per competitor per counted game, each valid from one moment to the next correction,
 so standings can be computed as of any date. The truth of a recorded game is its
 append-only ``ScoreRecord`` ledger with ``ScoreVote`` confirmations; every organiser
@@ -52,6 +54,14 @@ class Competitor(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True
     )
     bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, null=True, blank=True)
+    member = models.ForeignKey(
+        "Member",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="competitors",
+        help_text="The league roster's entry this person was taken from",
+    )
     number = models.PositiveIntegerField(help_text="0..n-1: the index seating plans use")
     joined_at = models.DateTimeField(default=timezone.now)
 
@@ -68,6 +78,11 @@ class Competitor(models.Model):
                 fields=["competition", "user"],
                 condition=Q(user__isnull=False),
                 name="tournaments_competitor_user",
+            ),
+            models.UniqueConstraint(
+                fields=["competition", "member"],
+                condition=Q(member__isnull=False),
+                name="tournaments_competitor_member",
             ),
         )
 
@@ -87,6 +102,39 @@ class League(models.Model):
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="leagues_organised")
     rules = models.JSONField(help_text="The RuleSet its games use unless a night says otherwise")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Member(models.Model):
+    """A player on a league's roster: an account, or a guest known by name.
+
+    The roster is the club's list of people, typed once: every season, night and
+    tournament of the league takes its competitors from it (``Competitor.member``).
+    """
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="members")
+    name = models.CharField(max_length=80)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="memberships",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("league", "name", "id")
+        constraints = (
+            models.UniqueConstraint("league", Lower("name"), name="tournaments_member_name_ci"),
+            models.UniqueConstraint(
+                fields=["league", "user"],
+                condition=Q(user__isnull=False),
+                name="tournaments_member_user",
+            ),
+        )
 
     def __str__(self) -> str:
         return self.name
@@ -123,6 +171,52 @@ class GameNight(models.Model):
         return f"{self.season} {self.date}"
 
 
+class CheckIn(models.Model):
+    """A competitor present at a game night: the night's seating draws seat them."""
+
+    night = models.ForeignKey(GameNight, on_delete=models.CASCADE, related_name="checkins")
+    competitor = models.ForeignKey(Competitor, on_delete=models.CASCADE, related_name="checkins")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("night", "created_at", "id")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["night", "competitor"], name="tournaments_checkin_once"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.competitor} at {self.night}"
+
+
+class NightRound(models.Model):
+    """A seating draw at a game night: its tables each play one recorded game.
+
+    Who sits where is in the games' ``GameEntry`` rows (``night_round``, ``table``,
+    ``seat``); the round keeps the draw's seed and the seating's quality figures.
+    """
+
+    night = models.ForeignKey(GameNight, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField(help_text="The seating search's seed: the draw is reproducible")
+    quality = models.JSONField(default=dict, blank=True, help_text="Meeting figures of the season")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("night", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["night", "number"], name="tournaments_night_round_no"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.night} round {self.number}"
+
+
 class Tournament(models.Model):
     """A round-robin or Swiss tournament over tables of 2-6, for people or bots."""
 
@@ -144,6 +238,14 @@ class Tournament(models.Model):
     )
     organiser = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments_organised"
+    )
+    league = models.ForeignKey(
+        League,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="tournaments",
+        help_text="The club whose roster and organisers it shares, if any",
     )
     format = models.CharField(max_length=12, choices=Format.choices)
     entrants = models.CharField(max_length=8, choices=Entrants.choices)
@@ -201,7 +303,10 @@ class GameEntry(models.Model):
     competitor = models.ForeignKey(Competitor, on_delete=models.PROTECT, related_name="entries")
     night = models.ForeignKey(GameNight, on_delete=models.SET_NULL, null=True, blank=True)
     round = models.ForeignKey(TournamentRound, on_delete=models.CASCADE, null=True, blank=True)
-    table = models.PositiveSmallIntegerField(null=True, blank=True)
+    night_round = models.ForeignKey(
+        NightRound, on_delete=models.CASCADE, null=True, blank=True, related_name="entries"
+    )
+    table = models.PositiveSmallIntegerField(null=True, blank=True, help_text="0-based")
 
     class Meta:
         ordering = ("competition", "game", "seat")

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from cya_site.errors import DomainError
@@ -32,6 +33,7 @@ from tournaments.models import (
     Competitor,
     GameEntry,
     GameNight,
+    NightRound,
     ScoreRecord,
     ScoreVote,
     TournamentRound,
@@ -51,6 +53,7 @@ def recorded_game_create(
     rules: RuleSet,
     night: GameNight | None = None,
     round_: TournamentRound | None = None,
+    night_round: NightRound | None = None,
     table: int | None = None,
 ) -> Game:
     """Open a real-table game for these competitors, in seat order."""
@@ -75,6 +78,7 @@ def recorded_game_create(
             competitor=c,
             night=night,
             round=round_,
+            night_round=night_round,
             table=table,
         )
         for n, c in enumerate(competitors)
@@ -89,18 +93,27 @@ def recorded_game_create(
     return game
 
 
-def round_record(*, game: Game, by: User, dollars: list[int], key: str = "") -> ScoreRecord:
-    """Enter the next round's dollars (idempotent with ``key``)."""
+def round_record(
+    *, game: Game, by: User, dollars: list[int], key: str = "", number: int | None = None
+) -> ScoreRecord:
+    """Enter the next round's dollars (idempotent with ``key``).
+
+    ``number``, when given, is the round the sender meant to enter: if another phone
+    entered (or an organiser removed) a round meanwhile, the entry is refused with
+    ``409 stale_round`` instead of landing as a different round.
+    """
     try:
-        return _round_record(game=game, by=by, dollars=dollars, key=key)
+        return _round_record(game=game, by=by, dollars=dollars, key=key, number=number)
     except IntegrityError:  # the same key, committed by a concurrent first attempt
         if key and ScoreRecord.objects.filter(game=game, idempotency_key=key).exists():
-            return _round_record(game=game, by=by, dollars=dollars, key=key)
+            return _round_record(game=game, by=by, dollars=dollars, key=key, number=number)
         raise
 
 
 @transaction.atomic
-def _round_record(*, game: Game, by: User, dollars: list[int], key: str) -> ScoreRecord:
+def _round_record(
+    *, game: Game, by: User, dollars: list[int], key: str, number: int | None
+) -> ScoreRecord:
     game = _locked_recorded(game)
     if key:
         earlier = ScoreRecord.objects.filter(game=game, idempotency_key=key).first()
@@ -119,8 +132,21 @@ def _round_record(*, game: Game, by: User, dollars: list[int], key: str) -> Scor
         )
     rules = RuleSet.from_json(game.rules)
     rounds = _effective(game)
+    if number is not None and number != len(rounds) + 1:
+        raise DomainError(
+            "stale_round",
+            _(
+                "The next round is round %(next)d: round %(number)d was entered or removed "
+                "meanwhile. Look at the sheet again before entering."
+            )
+            % {"next": len(rounds) + 1, "number": number},
+            {"next_round": len(rounds) + 1},
+            409,
+        )
     if any(r.status == ScoreRecord.Status.DISPUTED for r in rounds):
-        raise DomainError("round_disputed", "A disputed round must be settled first.", status=409)
+        raise DomainError(
+            "round_disputed", _("A disputed round must be settled first."), status=409
+        )
     try:
         scorecheck.check_round(rules, dollars)
         scorecheck.outcome(rules, [r.dollars for r in rounds] + [dollars])

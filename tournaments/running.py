@@ -22,11 +22,13 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import notifications, recording, results, seating, selectors
+from tournaments import notifications, recording, results, roster, seating, selectors
 from tournaments.models import (
     Competition,
     Competitor,
     GameEntry,
+    League,
+    Member,
     Tournament,
     TournamentRound,
 )
@@ -51,8 +53,15 @@ def tournament_create(
     play: str = Tournament.Play.DIGITAL,
     decision_ms: int = 1000,
     time_bank_ms: int = 15_000,
+    league: League | None = None,
 ) -> Tournament:
-    """A tournament taking entrants; seating and games come when it starts."""
+    """A tournament taking entrants; seating and games come when it starts.
+
+    A club's tournament (``league``) takes its entrants from the league's roster and is
+    run by the league's organisers too; only they may create one.
+    """
+    if league is not None:
+        roster.require_league_organiser(league, by)
     if format not in Tournament.Format.values:
         raise DomainError("invalid", f"format must be one of {', '.join(Tournament.Format.values)}")
     if entrants not in Tournament.Entrants.values:
@@ -84,6 +93,7 @@ def tournament_create(
         seed=secrets.randbits(62) if seed is None else seed,
         decision_ms=decision_ms,
         time_bank_ms=time_bank_ms,
+        league=league,
     )
     log(competition, by, "tournament_created", name, after={"format": format, "rounds": rounds})
     return tournament
@@ -97,8 +107,10 @@ def entrant_add(
     name: str = "",
     user: User | None = None,
     bot_version: BotVersion | None = None,
+    member: Member | None = None,
 ) -> Competitor:
-    """An entrant: an account or guest name (people), or a ready bot version (bots)."""
+    """An entrant: an account, a guest name or a roster member (people), or a ready bot
+    version (bots)."""
     from tournaments.services import competitor_add
 
     # Locked and read afresh: an entrant joining while the start commits must not slip
@@ -113,13 +125,21 @@ def entrant_add(
     else:
         if bot_version is not None:
             raise DomainError("invalid", "This tournament is for people.")
+        if member is not None:
+            user = member.user
+            name = name or member.name
         if user is None and tournament.play == Tournament.Play.DIGITAL:
             raise DomainError("needs_accounts", "Online play needs an account for every entrant.")
         name = name or (user.username if user else "")
     if not name:
         raise DomainError("invalid", "An entrant needs a name.", {"field": "name"})
     return competitor_add(
-        competition=tournament.competition, by=by, name=name, user=user, bot_version=bot_version
+        competition=tournament.competition,
+        by=by,
+        name=name,
+        user=user,
+        bot_version=bot_version,
+        member=member,
     )
 
 

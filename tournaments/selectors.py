@@ -11,15 +11,36 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from accounts.models import User
 from tournaments import ranking
-from tournaments.models import Competition, Competitor, GameEntry, Result
+from tournaments.models import Competition, Competitor, GameEntry, GameNight, League, Result
+
+
+def league_organiser_ids(league: League) -> set[int]:
+    """The users who run a league: its creator and the organisers added."""
+    return {league.created_by_id, *league.organisers.values_list("pk", flat=True)}
+
+
+def is_league_organiser(league: League, user: User | Any) -> bool:
+    """Whether the user may change this league, its roster and seasons (staff always may)."""
+    if not isinstance(user, User):
+        return False
+    return user.is_staff or user.pk in league_organiser_ids(league)
+
+
+def league_of(competition: Competition) -> League | None:
+    """The league a competition belongs to: a season's, or a club tournament's."""
+    if hasattr(competition, "tournament"):
+        return competition.tournament.league
+    return competition.season.league
 
 
 def organiser_ids(competition: Competition) -> set[int]:
-    """The users who run a competition (a league's organisers, a tournament's organiser)."""
+    """The users who run a competition: a league's organisers; a tournament's organiser,
+    and its league's organisers when it is a club's tournament."""
     if hasattr(competition, "tournament"):
-        return {competition.tournament.organiser_id}
-    league = competition.season.league
-    return {league.created_by_id, *league.organisers.values_list("pk", flat=True)}
+        tournament = competition.tournament
+        league = tournament.league
+        return {tournament.organiser_id, *(league_organiser_ids(league) if league else ())}
+    return league_organiser_ids(competition.season.league)
 
 
 def is_organiser(competition: Competition, user: User | Any) -> bool:
@@ -99,10 +120,21 @@ class _Detail(ranking.Detail):
         return out
 
 
-def standings(competition: Competition, *, as_of: datetime | None = None) -> list[dict[str, Any]]:
-    """The ranked table: rank, competitor, totals, and the tie-breaks that separated them."""
+def standings(
+    competition: Competition,
+    *,
+    as_of: datetime | None = None,
+    night: GameNight | None = None,
+) -> list[dict[str, Any]]:
+    """The ranked table: rank, competitor, totals, and the tie-breaks that separated them.
+
+    With ``night``, one game night of a season: its games only (``best_of`` does not
+    apply), and everyone who checked in or played that night.
+    """
     rows = results_at(competition, as_of)
-    if competition.best_of:
+    if night is not None:
+        rows = rows.filter(night=night)
+    elif competition.best_of:
         rows = _best_nights(rows, competition.best_of)
     aggregated = rows.values("competitor_id").annotate(
         games=Count("id"),
@@ -129,7 +161,10 @@ def standings(competition: Competition, *, as_of: datetime | None = None) -> lis
         for a in aggregated
     ]
     seen = {t.entrant for t in totals}
-    for competitor_id in competition.competitors.exclude(pk__in=seen).values_list("pk", flat=True):
+    others = competition.competitors.exclude(pk__in=seen)
+    if night is not None:
+        others = others.filter(Q(checkins__night=night) | Q(entries__night=night)).distinct()
+    for competitor_id in others.values_list("pk", flat=True):
         totals.append(ranking.Totals(competitor_id, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0))
     order = competition.tiebreaks or list(ranking.DEFAULT_ORDER)
     ranked = ranking.rank(totals, order, _Detail(rows), competition.lot_seed)

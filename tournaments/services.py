@@ -13,6 +13,7 @@ from datetime import date
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from bots.models import BotVersion
@@ -20,7 +21,7 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import ranking, results, selectors
+from tournaments import ranking, results, roster, selectors
 from tournaments.models import (
     ChangeLog,
     Competition,
@@ -28,6 +29,7 @@ from tournaments.models import (
     GameEntry,
     GameNight,
     League,
+    Member,
     Season,
     Webhook,
 )
@@ -36,7 +38,7 @@ from tournaments.models import (
 def require_organiser(competition: Competition, user: User) -> None:
     """Refuse anyone but the competition's organisers (and staff)."""
     if not selectors.is_organiser(competition, user):
-        raise DomainError("permission_denied", "Only an organiser may do that.", status=403)
+        raise DomainError("permission_denied", _("Only an organiser may do that."), status=403)
 
 
 def log(
@@ -100,11 +102,7 @@ def league_create(
 @transaction.atomic
 def league_organiser_add(*, league: League, by: User, user: User) -> League:
     """Another organiser for a league (its organisers and staff only)."""
-    if (
-        by.pk not in {league.created_by_id, *league.organisers.values_list("pk", flat=True)}
-        and not by.is_staff
-    ):
-        raise DomainError("permission_denied", "Only an organiser may do that.", status=403)
+    roster.require_league_organiser(league, by)
     league.organisers.add(user)
     for season in league.seasons.select_related("competition"):
         log(season.competition, by, "organiser_added", f"organiser {user.username}")
@@ -123,11 +121,7 @@ def season_create(
     tiebreaks: list[str] | None = None,
 ) -> Season:
     """A season of a league, with its own standings."""
-    if (
-        by.pk not in {league.created_by_id, *league.organisers.values_list("pk", flat=True)}
-        and not by.is_staff
-    ):
-        raise DomainError("permission_denied", "Only an organiser may do that.", status=403)
+    roster.require_league_organiser(league, by)
     if ends_on is not None and ends_on < starts_on:
         raise DomainError("invalid", "A season ends after it starts.", {"field": "ends_on"})
     competition = competition_create(
@@ -165,26 +159,82 @@ def competitor_add(
     *,
     competition: Competition,
     by: User,
-    name: str,
+    name: str = "",
     user: User | None = None,
     bot_version: BotVersion | None = None,
+    member: Member | None = None,
 ) -> Competitor:
-    """A person (an account, or a guest by name) or a bot version joins a competition."""
+    """A person (an account, a guest by name, or a roster member) or a bot version joins.
+
+    In a league's competitions every person is on the league's roster: a member given is
+    taken as it is; a name or account not yet on the roster is added to it, so nobody is
+    typed twice in a club.
+    """
     require_organiser(competition, by)
-    if not name.strip():  # a blank name used to be accepted, and then shown as ""
-        raise DomainError("invalid", "A competitor needs a name.", {"field": "name"})
+    return _competitor_create(
+        competition=competition,
+        by=by,
+        name=name,
+        user=user,
+        bot_version=bot_version,
+        member=member,
+    )
+
+
+def competitor_of_member(*, competition: Competition, member: Member, by: User) -> Competitor:
+    """The member's competitor in a competition of its league, added if not there yet:
+    by an organiser, or by the member themself (checking in to a night)."""
+    found = Competitor.objects.filter(competition=competition, member=member).first()
+    if found is not None:
+        return found
+    if member.user_id is None or member.user_id != by.pk:
+        require_organiser(competition, by)
+    return _competitor_create(competition=competition, by=by, member=member)
+
+
+def _competitor_create(
+    *,
+    competition: Competition,
+    by: User,
+    name: str = "",
+    user: User | None = None,
+    bot_version: BotVersion | None = None,
+    member: Member | None = None,
+) -> Competitor:
+    league = selectors.league_of(competition)
+    if member is not None:
+        if league is None or member.league_id != league.pk:
+            raise DomainError(
+                "not_on_roster",
+                _("That player is not on this club's roster."),
+                {"member": member.pk},
+            )
+        name, user = name or member.name, member.user
+    name = name.strip()
+    if not name:  # a blank name used to be accepted, and then shown as ""
+        raise DomainError("invalid", _("A competitor needs a name."), {"field": "name"})
     if user is not None and bot_version is not None:
-        raise DomainError("invalid", "A competitor is a person or a bot version, not both.")
+        raise DomainError("invalid", _("A competitor is a person or a bot version, not both."))
     if Competitor.objects.filter(competition=competition, name__iexact=name).exists():
         raise DomainError(
-            "name_taken", "Someone in this competition has that name.", {"name": name}, 409
+            "name_taken",
+            _("Someone in this competition is called “%(name)s”.") % {"name": name},
+            {"name": name},
+            409,
         )
     if user is not None and Competitor.objects.filter(competition=competition, user=user).exists():
-        raise DomainError("already_entered", "That player is already entered.", status=409)
+        raise DomainError("already_entered", _("That player is already entered."), status=409)
+    if member is None and league is not None and bot_version is None:
+        member = roster.member_for(league=league, name=name, user=user)
     highest = competition.competitors.aggregate(n=Max("number"))["n"]
     number = 0 if highest is None else highest + 1
     competitor = Competitor.objects.create(
-        competition=competition, name=name, user=user, bot_version=bot_version, number=number
+        competition=competition,
+        name=name,
+        user=user,
+        bot_version=bot_version,
+        member=member,
+        number=number,
     )
     log(competition, by, "competitor_added", name)
     return competitor
@@ -192,9 +242,18 @@ def competitor_add(
 
 @transaction.atomic
 def competitor_link(*, competitor: Competitor, by: User, user: User) -> Competitor:
-    """Merge a guest into an account: the guest's results become the account's."""
+    """Merge a guest into an account: the guest's results become the account's.
+
+    A guest taken from a league's roster is linked on the roster, so the account takes
+    over the guest's results in every season and tournament of the league.
+    """
     competition = competitor.competition
     require_organiser(competition, by)
+    if competitor.member_id is not None and competitor.user_id is None:
+        assert competitor.member is not None
+        roster.member_link(member=competitor.member, by=by, user=user)
+        competitor.refresh_from_db()
+        return competitor
     if competitor.user_id is not None:
         raise DomainError("already_linked", "This competitor already has an account.", status=409)
     if Competitor.objects.filter(competition=competition, user=user).exists():

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import User
-from bots import ratings, services
+from bots import selectors, services
 from bots.api.serializers import (
     BotCreateInputSerializer,
     BotSerializer,
@@ -111,26 +111,7 @@ class LadderViewSet(viewsets.GenericViewSet[BotVersion]):
     @extend_schema(responses={200: LeaderboardRowSerializer(many=True)})
     def list(self, request: Request) -> Response:
         """Ranked versions, best first; provisional ratings are flagged."""
-        rows = BotVersion.objects.filter(
-            status=BotVersion.Status.READY, bot__is_active=True
-        ).select_related("bot__owner")
-        ordered = sorted(rows, key=lambda v: (-v.ordinal, -v.mu, v.pk))
-        board = [
-            {
-                "rank": i + 1,
-                "bot": v.bot.name,
-                "owner": v.bot.owner.username,
-                "version": v.number,
-                "version_id": v.pk,
-                "mu": v.mu,
-                "sigma": v.sigma,
-                "ordinal": v.ordinal,
-                "games_played": v.games_played,
-                "provisional": ratings.provisional(v.sigma, v.games_played),
-            }
-            for i, v in enumerate(ordered)
-        ]
-        return Response(LeaderboardRowSerializer(board, many=True).data)
+        return Response(LeaderboardRowSerializer(selectors.leaderboard(), many=True).data)
 
 
 class MatchViewSet(

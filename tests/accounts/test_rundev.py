@@ -1,4 +1,9 @@
-from accounts.management.commands.rundev import worker_command
+import socket
+
+import pytest
+from django.core.management import CommandError
+
+from accounts.management.commands.rundev import port_check, worker_command
 
 
 def test_rundev_starts_one_worker_with_embedded_beat() -> None:
@@ -7,3 +12,21 @@ def test_rundev_starts_one_worker_with_embedded_beat() -> None:
     assert command[1:5] == ["-m", "celery", "--app", "cya_site"]
     assert "--beat" in command
     assert command[command.index("--concurrency") + 1] == "1"
+
+
+def test_rundev_refuses_a_port_in_use_naming_it_and_the_way_out() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        with pytest.raises(CommandError, match=rf"Port {port} on 127.0.0.1 is already in use"):
+            port_check(f"127.0.0.1:{port}")
+
+
+def test_rundev_accepts_a_free_port() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    port_check(f"127.0.0.1:{port}")

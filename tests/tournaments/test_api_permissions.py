@@ -23,12 +23,15 @@ from games.engine import RuleSet
 from games.models import Game
 from tests.factories import UserFactory
 from tests.tournaments.conftest import QUICK, Club, recorded_game
-from tournaments import recording, running
+from tournaments import nights, recording, running
 from tournaments.models import (
     ChangeLog,
+    CheckIn,
     Competitor,
     GameNight,
     League,
+    Member,
+    NightRound,
     ScoreRecord,
     ScoreVote,
     Season,
@@ -40,7 +43,7 @@ from tournaments.models import (
 ROLES = ("anonymous", "other", "player", "organiser", "staff")
 WATCHED: tuple[type[models.Model], ...] = (
     League, Season, GameNight, Competitor, Game, ScoreRecord, ScoreVote, ChangeLog, Webhook,
-    Tournament, TournamentRound,
+    Tournament, TournamentRound, Member, CheckIn, NightRound,
 )  # fmt: skip
 
 
@@ -68,6 +71,8 @@ def world(club: Club, olga: User, alice: User, bob: User) -> World:
         running.entrant_add(tournament=tournament, by=olga, user=bob)
         tournaments.append(tournament)
     running.tournament_start(tournament=tournaments[1], by=olga)
+    for name in ("Alice", "Bob"):
+        nights.night_check_in(night=club.night, by=olga, member=Member.objects.get(name=name))
     return World(club, game, tournaments[0], tournaments[1])
 
 
@@ -116,6 +121,7 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
     night = w.club.night.pk
     game = w.game.pk
     ids = {n: c.pk for n, c in w.club.players.items()}
+    members = {n: c.member_id for n, c in w.club.players.items()}
     anyone_signed_in: Expect = {
         "anonymous": ANON,
         **dict.fromkeys(("other", "player", "organiser", "staff"), (SIGNED_IN, None)),
@@ -180,6 +186,45 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
                 "staff": (201, None),
             },
         ),
+        ("roster", "get", f"/api/v1/leagues/{league}/members/", None, PUBLIC),
+        (
+            "put a player on the roster",
+            "post",
+            f"/api/v1/leagues/{league}/members/",
+            {"name": "Erin"},
+            organisers_only(201),
+        ),
+        ("read a roster member", "get", f"/api/v1/members/{members['Dora']}/", None, PUBLIC),
+        (
+            "link a guest to an account",
+            "post",
+            f"/api/v1/members/{members['Dora']}/link/",
+            {"username": "staff"},
+            organisers_only(200),
+        ),
+        ("check-ins", "get", f"/api/v1/nights/{night}/checkins/", None, PUBLIC),
+        (
+            "check a player in",
+            "post",
+            f"/api/v1/nights/{night}/checkins/",
+            {"member": members["Dora"]},
+            organisers_only(201),
+        ),
+        (
+            "check a player out",
+            "delete",
+            f"/api/v1/nights/{night}/checkins/{members['Alice']}/",
+            None,
+            organisers_only(204),
+        ),
+        (
+            "draw the seating",
+            "post",
+            f"/api/v1/nights/{night}/draw/",
+            {"table_sizes": [2], "preferred_size": 2},
+            organisers_only(201),
+        ),
+        ("a night's rounds", "get", f"/api/v1/nights/{night}/rounds/", None, PUBLIC),
         ("read a competition", "get", f"/api/v1/competitions/{comp}/", None, PUBLIC),
         ("list competitors", "get", f"/api/v1/competitions/{comp}/competitors/", None, PUBLIC),
         (
@@ -257,7 +302,10 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
 NAMES = (
     "list leagues", "read a league", "create a league", "add an organiser", "start a season",
     "read a season", "add a night", "read a night", "start a digital table",
-    "open a recorded table", "read a competition", "list competitors", "add a competitor",
+    "open a recorded table", "roster", "put a player on the roster", "read a roster member",
+    "link a guest to an account", "check-ins", "check a player in", "check a player out",
+    "draw the seating", "a night's rounds", "read a competition", "list competitors",
+    "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
     "score sheet", "enter a round", "vote on a round", "correct a round", "list tournaments",
     "read a tournament", "create a tournament", "start a tournament", "advance a round",
@@ -286,7 +334,7 @@ def test_every_endpoint_answers_each_role_as_documented(
         if code is not None:
             assert error["code"] == code, name
         assert not changed, f"{name}: a refused request changed {before} to {snapshot()}"
-    elif method == "post":
+    elif method in ("post", "delete"):
         assert changed, f"{name}: an allowed write changed nothing"
     else:
         assert not changed
@@ -303,7 +351,8 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "competition-competitors", "competition-standings", "competition-games",
         "competition-changes", "competition-webhooks", "recorded-game-rounds",
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
-        "tournament-start", "tournament-advance",
+        "tournament-start", "tournament-advance", "league-members", "member-detail",
+        "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
     }  # fmt: skip
     assert routes == covered
 

@@ -634,3 +634,21 @@ def test_only_an_organiser_links_a_guest(club: Club, alice: User) -> None:
         user=account,
     )
     assert not ChangeLog.objects.filter(action="guest_linked").exists()
+
+
+def test_an_entry_for_a_round_already_entered_elsewhere_is_refused_not_shifted(
+    club: Club, alice: User, bob: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    recording.round_record(game=game, by=alice, dollars=[100_000, 50_000], number=1)
+    before = snapshot(club)
+
+    error = refused(
+        "stale_round", 409, recording.round_record,
+        game=game, by=bob, dollars=[60_000, 40_000], number=1,
+    )  # fmt: skip
+
+    assert error.details == {"next_round": 2}
+    assert snapshot(club) == before
+    recording.round_record(game=game, by=bob, dollars=[60_000, 40_000], number=2)
+    assert ledger(game)[-1][0] == 2

@@ -125,8 +125,8 @@ def test_unknown_fields_and_malformed_json_are_refused(
     game = recorded_game(club, alice, ["Alice", "Bob"])
     client = api_as(alice)
     before = counts()
-    extra = client.post(rounds_url(game), {"dollars": [10_000, 0], "round": 3}, format="json")
-    assert expect(extra, 400, "invalid")["details"]["round"][0]["code"] == "unknown_field"
+    extra = client.post(rounds_url(game), {"dollars": [10_000, 0], "seat": 3}, format="json")
+    assert expect(extra, 400, "invalid")["details"]["seat"][0]["code"] == "unknown_field"
     broken = client.post(rounds_url(game), "{not json", content_type="application/json")
     expect(broken, 400, "malformed_json")
     assert counts() == before

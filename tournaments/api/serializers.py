@@ -9,10 +9,12 @@ from rest_framework import serializers
 from cya_site.serializers import StrictInputSerializer
 from games.engine import PRESETS, RuleSet
 from tournaments.models import (
+    CheckIn,
     Competition,
     Competitor,
     GameNight,
     League,
+    Member,
     ScoreRecord,
     ScoreVote,
     Season,
@@ -71,6 +73,40 @@ class CompetitorInputSerializer(StrictInputSerializer):
     name = serializers.CharField(max_length=80, required=False, default="")
     username = serializers.CharField(max_length=150, required=False, allow_null=True, default=None)
     bot_version = serializers.IntegerField(required=False, allow_null=True, default=None)
+    member = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="A roster member of the league"
+    )
+
+
+class MemberInputSerializer(StrictInputSerializer):
+    name = serializers.CharField(max_length=80, required=False, default="")
+    username = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="An account; empty for a guest known by name",
+    )
+
+
+class MemberLinkInputSerializer(StrictInputSerializer):
+    username = serializers.CharField(max_length=150)
+
+
+class CheckInInputSerializer(StrictInputSerializer):
+    member = serializers.IntegerField(help_text="A roster member of the night's league")
+
+
+class DrawInputSerializer(StrictInputSerializer):
+    table_sizes = serializers.ListField(
+        child=serializers.IntegerField(min_value=2, max_value=6),
+        min_length=1,
+        max_length=5,
+        default=[3, 4, 5],
+        help_text="Allowed table sizes",
+    )
+    preferred_size = serializers.IntegerField(min_value=2, max_value=6, default=4)
+    seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False, allow_null=True)
 
 
 class TableInputSerializer(StrictInputSerializer):
@@ -87,6 +123,14 @@ class RoundInputSerializer(StrictInputSerializer):
         min_length=2,
         max_length=8,
         help_text="This round's dollars, by seat",
+    )
+    round = serializers.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The round meant (optional): refused with stale_round if it is not the next",
     )
 
 
@@ -128,10 +172,19 @@ class TournamentCreateInputSerializer(StrictInputSerializer):
     seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False, allow_null=True)
     decision_ms = serializers.IntegerField(min_value=50, max_value=60_000, default=1000)
     time_bank_ms = serializers.IntegerField(min_value=0, max_value=600_000, default=15_000)
+    league = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A club's tournament: entrants from its roster, run by its organisers",
+    )
 
 
 class StandingsQuerySerializer(StrictInputSerializer):
     as_of = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    night = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="One game night of a season"
+    )
     format = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
 
 
@@ -150,8 +203,54 @@ class CompetitorSerializer(serializers.ModelSerializer[Competitor]):
 
     class Meta:
         model = Competitor
-        fields = ("id", "number", "name", "username", "bot_version", "joined_at")
+        fields = ("id", "number", "name", "username", "bot_version", "member", "joined_at")
         read_only_fields = fields
+
+
+class MemberSerializer(serializers.ModelSerializer[Member]):
+    username = serializers.CharField(source="user.username", allow_null=True, default=None)
+
+    class Meta:
+        model = Member
+        fields = ("id", "league", "name", "username", "created_at")
+        read_only_fields = fields
+
+
+class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
+    member = serializers.IntegerField(source="competitor.member_id")
+    competitor = serializers.IntegerField(source="competitor_id")
+    name = serializers.CharField(source="competitor.name")
+    by = serializers.CharField(source="by.username")
+
+    class Meta:
+        model = CheckIn
+        fields = ("member", "competitor", "name", "by", "created_at")
+        read_only_fields = fields
+
+
+class SitterSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    competitor = serializers.IntegerField()
+
+
+class TableSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField(help_text="0-based; pages show table number + 1")
+    game = serializers.IntegerField()
+    status = serializers.CharField()
+    players = SitterSerializer(many=True)
+    rounds_recorded = serializers.IntegerField()
+    waiting = serializers.IntegerField(help_text="Recorded rounds not yet confirmed")
+    disputed = serializers.BooleanField()
+    winners = serializers.ListField(child=serializers.IntegerField(), help_text="Seats")
+
+
+class NightRoundSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    quality = serializers.DictField(child=serializers.IntegerField())
+    finished = serializers.BooleanField()
+    tables = TableSerializer(many=True)
 
 
 class NightSerializer(serializers.ModelSerializer[GameNight]):
@@ -220,6 +319,7 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
             "id",
             "competition",
             "organiser",
+            "league",
             "format",
             "entrants",
             "play",

@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 from tournaments.api.views import (
     CompetitionViewSet,
     LeagueViewSet,
+    MemberViewSet,
     NightViewSet,
     RecordedGameViewSet,
     SeasonViewSet,
@@ -11,6 +12,7 @@ from tournaments.api.views import (
 
 router = SimpleRouter()
 router.register("leagues", LeagueViewSet, basename="league")
+router.register("members", MemberViewSet, basename="member")
 router.register("seasons", SeasonViewSet, basename="season")
 router.register("nights", NightViewSet, basename="night")
 router.register("competitions", CompetitionViewSet, basename="competition")

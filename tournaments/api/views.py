@@ -23,17 +23,24 @@ from bots.models import BotVersion
 from cya_site.errors import DomainError
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import recording, running, selectors, services
+from tournaments import exports, nights, recording, roster, running, selectors, services, tables
 from tournaments.api.serializers import (
     ChangeSerializer,
+    CheckInInputSerializer,
+    CheckInSerializer,
     CompetitionSerializer,
     CompetitorInputSerializer,
     CompetitorSerializer,
     CorrectionInputSerializer,
+    DrawInputSerializer,
     GameRowSerializer,
     LeagueCreateInputSerializer,
     LeagueSerializer,
+    MemberInputSerializer,
+    MemberLinkInputSerializer,
+    MemberSerializer,
     NightCreateInputSerializer,
+    NightRoundSerializer,
     NightSerializer,
     OrganiserInputSerializer,
     RoundInputSerializer,
@@ -50,10 +57,12 @@ from tournaments.api.serializers import (
     WebhookInputSerializer,
 )
 from tournaments.models import (
+    CheckIn,
     Competition,
     Competitor,
     GameNight,
     League,
+    Member,
     ScoreRecord,
     Season,
     Tournament,
@@ -130,6 +139,27 @@ class LeagueViewSet(
         services.league_organiser_add(league=league, by=_user(request), user=user)
         return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data)
 
+    @extend_schema(methods=["get"], responses={200: MemberSerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=MemberInputSerializer, responses={201: MemberSerializer}
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def members(self, request: Request, pk: str) -> Response:
+        """The club's roster, or put a player on it (an account, or a guest by name)."""
+        league = self.get_object()
+        if request.method == "GET":
+            rows = Member.objects.filter(league=league).select_related("user")
+            return Response(MemberSerializer(rows, many=True).data)
+        data = MemberInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        member = roster.member_add(
+            league=league,
+            by=_user(request),
+            name=data.validated_data["name"],
+            user=_username(data.validated_data["username"]),
+        )
+        return Response(MemberSerializer(member).data, status=201)
+
     @extend_schema(request=SeasonCreateInputSerializer, responses={201: SeasonSerializer})
     @action(detail=True, methods=["post"])
     def seasons(self, request: Request, pk: str) -> Response:
@@ -164,6 +194,34 @@ class SeasonViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Season]):
             notes=v["notes"],
         )
         return Response(NightSerializer(night).data, status=201)
+
+
+class MemberViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Member]):
+    """A club roster's players."""
+
+    serializer_class = MemberSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    queryset = Member.objects.select_related("user", "league")
+
+    @extend_schema(request=MemberLinkInputSerializer, responses={200: MemberSerializer})
+    @action(detail=True, methods=["post"])
+    def link(self, request: Request, pk: str) -> Response:
+        """Link a guest to an account: the guest's results everywhere become the account's."""
+        data = MemberLinkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = _username(data.validated_data["username"])
+        assert user is not None
+        member = roster.member_link(member=self.get_object(), by=_user(request), user=user)
+        return Response(MemberSerializer(member).data)
+
+
+def _member(league_id: int, pk: int | str) -> Member:
+    member = Member.objects.filter(league_id=league_id, pk=int(pk)).select_related("user").first()
+    if member is None:
+        raise DomainError(
+            "not_on_roster", "That player is not on this club's roster.", {"member": pk}, 404
+        )
+    return member
 
 
 def _competitors(competition: Competition, ids: list[int]) -> list[Competitor]:
@@ -226,6 +284,52 @@ class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]
         )
         return Response({"game": game.pk}, status=201)
 
+    @extend_schema(methods=["get"], responses={200: CheckInSerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=CheckInInputSerializer, responses={201: CheckInSerializer}
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def checkins(self, request: Request, pk: str) -> Response:
+        """Who has checked in, or check a roster member in (organisers, or oneself)."""
+        night = self.get_object()
+        if request.method == "GET":
+            rows = CheckIn.objects.filter(night=night).select_related("competitor", "by")
+            return Response(CheckInSerializer(rows, many=True).data)
+        data = CheckInInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        member = _member(night.season.league_id, data.validated_data["member"])
+        checkin = nights.night_check_in(night=night, by=_user(request), member=member)
+        return Response(CheckInSerializer(checkin).data, status=201)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["delete"], url_path=r"checkins/(?P<member>\d+)")
+    def checkout(self, request: Request, pk: str, member: str) -> Response:
+        """Undo a check-in (organisers, or oneself); tables already drawn keep the player."""
+        night = self.get_object()
+        nights.night_check_out(
+            night=night, by=_user(request), member=_member(night.season.league_id, member)
+        )
+        return Response(status=204)
+
+    @extend_schema(request=DrawInputSerializer, responses={201: NightRoundSerializer})
+    @action(detail=True, methods=["post"])
+    def draw(self, request: Request, pk: str) -> Response:
+        """Seat the checked-in players for the next round: one recorded game a table."""
+        data = DrawInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        night = self.get_object()
+        round_ = nights.night_draw(night=night, by=_user(request), **data.validated_data)
+        drawn = next(r for r in tables.night_rounds(night) if r.number == round_.number)
+        return Response(NightRoundSerializer(drawn).data, status=201)
+
+    @extend_schema(responses={200: NightRoundSerializer(many=True)})
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def rounds(self, request: Request, pk: str) -> Response:
+        """The night's seating draws: each table's players by name, its game and progress."""
+        return Response(
+            NightRoundSerializer(tables.night_rounds(self.get_object()), many=True).data
+        )
+
 
 class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
     """Anything with standings: competitors, standings (as of any moment), exports, the log."""
@@ -260,6 +364,10 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         version = None
         if v["bot_version"] is not None:
             version = get_object_or_404(BotVersion, pk=v["bot_version"])
+        member = None
+        if v["member"] is not None:
+            league = selectors.league_of(competition)
+            member = _member(league.pk if league else 0, v["member"])
         if hasattr(competition, "tournament"):
             competitor = running.entrant_add(
                 tournament=competition.tournament,
@@ -267,6 +375,7 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
                 name=v["name"],
                 user=user,
                 bot_version=version,
+                member=member,
             )
         else:
             competitor = services.competitor_add(
@@ -275,6 +384,7 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
                 name=v["name"] or (user.username if user else ""),
                 user=user,
                 bot_version=version,
+                member=member,
             )
         return Response(CompetitorSerializer(competitor).data, status=201)
 
@@ -286,15 +396,32 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         """The standings, now or ``as_of`` a past moment; ``?format=csv`` for a spreadsheet."""
         query = StandingsQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        rows = selectors.standings(self.get_object(), as_of=query.validated_data["as_of"])
-        return Response(StandingRowSerializer(rows, many=True).data)
+        competition = self.get_object()
+        as_of, night_id = query.validated_data["as_of"], query.validated_data["night"]
+        night = None
+        if night_id is not None:
+            night = GameNight.objects.filter(pk=night_id, season__competition=competition).first()
+            if night is None:
+                raise DomainError(
+                    "no_such_night", "This season has no such night.", {"night": night_id}, 404
+                )
+        rows = selectors.standings(competition, as_of=as_of, night=night)
+        filename = exports.standings_filename(competition, as_of=as_of, night=night)
+        return self._download(Response(StandingRowSerializer(rows, many=True).data), filename)
+
+    def _download(self, response: Response, filename: str) -> Response:
+        """A CSV export is a file to keep: it downloads under a name that says what it is."""
+        if isinstance(getattr(self.request, "accepted_renderer", None), CSVRenderer):
+            response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
     @extend_schema(responses={200: GameRowSerializer(many=True)})
     @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, GamesCSV])
     def games(self, request: Request, pk: str) -> Response:
         """Every game of the competition, seat by seat; ``?format=csv`` for a spreadsheet."""
+        competition = self.get_object()
         rows = []
-        for e in selectors.entries_of(self.get_object()).order_by("game_id", "seat"):
+        for e in selectors.entries_of(competition).order_by("game_id", "seat"):
             seat = e.game.seats.all()[e.seat] if e.game.status == Game.Status.FINISHED else None
             rows.append(
                 {
@@ -310,7 +437,8 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
                     "dollars": seat.tally if seat else None,
                 }
             )
-        return Response(GameRowSerializer(rows, many=True).data)
+        filename = exports.games_filename(competition)
+        return self._download(Response(GameRowSerializer(rows, many=True).data), filename)
 
     @extend_schema(responses={200: ChangeSerializer(many=True)})
     @action(detail=True, methods=["get"])
@@ -362,7 +490,11 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         data.is_valid(raise_exception=True)
         key = (request.headers.get("Idempotency-Key") or "")[:100]
         record = recording.round_record(
-            game=game, by=_user(request), dollars=data.validated_data["dollars"], key=key
+            game=game,
+            by=_user(request),
+            dollars=data.validated_data["dollars"],
+            key=key,
+            number=data.validated_data["round"],
         )
         return Response(ScoreRecordSerializer(record).data, status=201)
 
@@ -427,7 +559,9 @@ class TournamentViewSet(
         data.is_valid(raise_exception=True)
         v = dict(data.validated_data)
         rules = (v.pop("rules") or {}).get("rules") or RuleSet.preset("2021")
-        tournament = running.tournament_create(by=_user(request), rules=rules, **v)
+        league_id = v.pop("league")
+        league = get_object_or_404(League, pk=league_id) if league_id is not None else None
+        tournament = running.tournament_create(by=_user(request), rules=rules, league=league, **v)
         return Response(
             TournamentSerializer(self.get_queryset().get(pk=tournament.pk)).data, status=201
         )

@@ -1,13 +1,14 @@
 """``manage.py rundev``: the development server plus a real Celery worker (``make run``)."""
 
 import os
+import socket
 import subprocess
 import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command, get_commands
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 # Django's autoreloader runs the server in a child process with this variable set; the
 # worker belongs to the outer process only, or each reload would start another one.
@@ -31,10 +32,31 @@ def worker_command() -> list[str]:
     ]
 
 
+def port_check(addrport: str) -> None:
+    """Raise CommandError, naming the port and the way out, if the address is taken."""
+    host, _, port_text = addrport.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise CommandError(f"{addrport!r} is not host:port, e.g. 127.0.0.1:8000.") from None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As the development server binds: a port left in TIME_WAIT is free to it.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise CommandError(
+                f"Port {port} on {host} is already in use ({error.strerror}). Stop the other "
+                f"server, or serve on another port: make run PORT={port + 123}"
+            ) from None
+
+
 class Command(BaseCommand):
     help = (
-        "Load demo data when a seed_demo command exists, start a Celery worker (with "
-        "beat) on the configured broker, and serve on 127.0.0.1:8000 until stopped."
+        "Check the port is free, load the demo data, start a Celery worker (with beat) "
+        "on the configured broker, and serve on 127.0.0.1:8000 until stopped."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -45,9 +67,10 @@ class Command(BaseCommand):
         if os.environ.get(_RELOADER_CHILD) == "true":
             call_command("runserver", addrport, use_reloader=True)
             return
-        # seed_demo arrives with the games work; until then there is no demo data to load.
-        if "seed_demo" in get_commands():
-            call_command("seed_demo")
+        # Before anything starts: runserver would report a taken port only after the
+        # worker was up, in the middle of its log.
+        port_check(addrport)
+        call_command("seed_demo")
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL}")
         worker = subprocess.Popen(worker_command(), cwd=settings.BASE_DIR)
         try:

@@ -1,0 +1,123 @@
+"""Sign in, register, sign out and the page language: sessions on the API's accounts.
+
+Credentials, registration and the kept language go through accounts.services, exactly as
+the API's login and register endpoints do. Attempts are counted against the API's
+``auth`` rate (THROTTLE_AUTH) per client address.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth import login, logout
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts import services
+from accounts.models import User
+from accounts.web.forms import RegisterForm, SignInForm
+from cya_site.errors import DomainError
+from cya_site.throttling import page_rate_spent
+
+LANGUAGE_COOKIE_MAX_AGE = 365 * 24 * 3600
+
+
+def _next(request: HttpRequest, default: str = "/") -> str:
+    """Where to go afterwards: the ``next`` asked for, if it is on this site."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
+
+
+def _throttled(request: HttpRequest, form: SignInForm | RegisterForm) -> bool:
+    wait = page_rate_spent(request, "auth")
+    if wait is None:
+        return False
+    form.add_error(
+        None,
+        _("Too many attempts from here: try again in %(seconds)d seconds.")
+        % {"seconds": max(1, round(wait))},
+    )
+    return True
+
+
+def sign_in(request: HttpRequest) -> HttpResponse:
+    """The sign-in page; a success goes back where the player came from."""
+    form = SignInForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and not _throttled(request, form):
+        try:
+            user = services.user_authenticate(**form.cleaned_data)
+        except DomainError as error:
+            form.add_error(None, error.message)
+        else:
+            login(request, user)
+            return _language_response(redirect(_next(request)), user)
+    status = 400 if form.errors else 200
+    return render(
+        request, "accounts/sign_in.html", {"form": form, "next": _next(request, "")}, status=status
+    )
+
+
+def register(request: HttpRequest) -> HttpResponse:
+    """Create an account (the same rules as the API's register) and sign in."""
+    form = RegisterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and not _throttled(request, form):
+        try:
+            user = services.user_register(**form.cleaned_data)
+        except DomainError as error:
+            field = {"username_invalid": "username", "username_taken": "username"}.get(
+                error.code, "password"
+            )
+            form.add_error(field, error.message)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect(_next(request))
+    status = 400 if form.errors else 200
+    return render(
+        request, "accounts/register.html", {"form": form, "next": _next(request, "")}, status=status
+    )
+
+
+@require_POST
+def sign_out(request: HttpRequest) -> HttpResponse:
+    """End the session (a POST with the CSRF token, never a link a page could fire)."""
+    logout(request)
+    return redirect(reverse("home"))
+
+
+@require_POST
+def language(request: HttpRequest) -> HttpResponse:
+    """Switch the page language; a signed-in player's choice is kept on the account."""
+    code = request.POST.get("language", "")
+    if code not in dict(settings.LANGUAGES):
+        code = settings.LANGUAGE_CODE
+    user = request.user
+    if isinstance(user, User):
+        services.user_language_set(user=user, language=code)
+    response = redirect(_next(request))
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        code,
+        max_age=LANGUAGE_COOKIE_MAX_AGE,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
+def _language_response(response: HttpResponseRedirect, user: User) -> HttpResponseRedirect:
+    """After sign-in, the browser's language cookie follows the player's kept choice."""
+    if user.language:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            user.language,
+            max_age=LANGUAGE_COOKIE_MAX_AGE,
+            samesite="Lax",
+        )
+    return response

@@ -1,0 +1,7 @@
+from django.urls import path
+
+from games.web import views
+
+urlpatterns = [
+    path("games/", views.live_games, name="live-games"),
+]

@@ -1,0 +1,317 @@
+"""Reads of real tables, shared by the pages and the API: who sits where at a night's or
+a tournament's round, and a recorded game's score sheet.
+
+Nothing here decides a rule: tallies, round winners, places and the end come from the
+rows the engine's ending rules derived when the round was recorded
+(games.services.recorded_rounds_set), and the ledger gives what was entered, by whom,
+and what was confirmed, disputed or corrected.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Prefetch, QuerySet
+
+from accounts.models import User
+from games.engine import RuleSet
+from games.models import Game, RoundScore, Seat
+from tournaments import selectors
+from tournaments.models import (
+    Competition,
+    GameEntry,
+    GameNight,
+    NightRound,
+    ScoreRecord,
+    ScoreVote,
+    TournamentRound,
+)
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """A player at a table, by name, in seat order."""
+
+    seat: int
+    name: str
+    competitor: int
+    user_id: int | None
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a round: its game and its players in seat order."""
+
+    number: int  # 0-based; pages show number + 1
+    game: int
+    status: str
+    players: tuple[Sitter, ...]
+    rounds_recorded: int
+    waiting: int  # recorded rounds not yet confirmed
+    disputed: bool
+    winners: tuple[int, ...]  # seats, once the game has ended
+
+
+@dataclass(frozen=True)
+class DrawnRound:
+    """A seating draw (a night's round, or a tournament's round) and its tables."""
+
+    number: int
+    created_at: datetime
+    quality: dict[str, int]
+    tables: tuple[Table, ...]
+
+    @property
+    def finished(self) -> bool:
+        """Whether every table's game has ended."""
+        return all(t.status in (Game.Status.FINISHED, Game.Status.ABORTED) for t in self.tables)
+
+
+def night_rounds(night: GameNight) -> list[DrawnRound]:
+    """The night's seating draws, first to last, each with its tables."""
+    rounds = list(NightRound.objects.filter(night=night).order_by("number"))
+    entries = GameEntry.objects.filter(night_round__night=night)
+    by_round = _tables(entries, key="night_round_id")
+    return [
+        DrawnRound(r.number, r.created_at, dict(r.quality), tuple(by_round.get(r.pk, ())))
+        for r in rounds
+    ]
+
+
+def tournament_rounds(rounds: Iterable[TournamentRound]) -> dict[int, tuple[Table, ...]]:
+    """The tables of each tournament round (by the round's id) that has games."""
+    ids = [r.pk for r in rounds]
+    return {
+        k: tuple(v)
+        for k, v in _tables(GameEntry.objects.filter(round_id__in=ids), key="round_id").items()
+    }
+
+
+def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]:
+    """Tables grouped by ``key`` (a round's id), each in table order: three queries."""
+    rows = list(
+        entries.select_related("competitor", "game").order_by(key, "table", "game_id", "seat")
+    )
+    games = {e.game_id for e in rows}
+    waiting: dict[int, int] = defaultdict(int)
+    disputed: set[int] = set()
+    recorded: dict[int, int] = defaultdict(int)
+    for game_id, status, kind in ScoreRecord.objects.filter(
+        game_id__in=games, superseded_by__isnull=True
+    ).values_list("game_id", "status", "kind"):
+        if kind == ScoreRecord.Kind.VOID:
+            continue
+        recorded[game_id] += 1
+        waiting[game_id] += status != ScoreRecord.Status.CONFIRMED
+        if status == ScoreRecord.Status.DISPUTED:
+            disputed.add(game_id)
+    grouped: dict[int, dict[int, list[GameEntry]]] = defaultdict(dict)
+    for e in rows:
+        grouped[getattr(e, key)].setdefault(e.game_id, []).append(e)
+    out: dict[int, list[Table]] = {}
+    for group, by_game in grouped.items():
+        tables = []
+        for game_id, seated in by_game.items():
+            game = seated[0].game
+            tables.append(
+                Table(
+                    number=seated[0].table or 0,
+                    game=game_id,
+                    status=game.status,
+                    players=tuple(
+                        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id)
+                        for e in seated
+                    ),
+                    rounds_recorded=recorded[game_id],
+                    waiting=waiting[game_id],
+                    disputed=game_id in disputed,
+                    winners=tuple(game.winners or ()),
+                )
+            )
+        out[group] = sorted(tables, key=lambda t: (t.number, t.game))
+    return out
+
+
+# --- the score sheet ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A player's (or an organiser's) confirmation or dispute of a round."""
+
+    voter: str
+    voter_id: int
+    verdict: str
+    reason: str
+    as_organiser: bool
+    at: datetime
+
+
+@dataclass(frozen=True)
+class SheetRound:
+    """A recorded round as it stands: dollars and tallies by seat, who led it, its votes."""
+
+    number: int
+    record: int  # the effective ledger record
+    dollars: tuple[int, ...]
+    tallies: tuple[int, ...]
+    leaders: tuple[int, ...]  # seats with the round's top score
+    status: str
+    entered_by: str
+    votes: tuple[Vote, ...]
+
+    def voted(self, user: User | object) -> bool:
+        """Whether this user has confirmed or disputed the round."""
+        return isinstance(user, User) and any(v.voter_id == user.pk for v in self.votes)
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    """One record of the append-only ledger: what was entered or changed, by whom, why."""
+
+    record: int
+    round_number: int
+    kind: str
+    dollars: tuple[int, ...]
+    actor: str
+    reason: str
+    at: datetime
+    superseded: bool
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A recorded game's score sheet: the table, its rounds, the end, the ledger."""
+
+    game: Game
+    rules: RuleSet
+    competition: Competition
+    players: tuple[Sitter, ...]
+    rounds: tuple[SheetRound, ...]
+    ledger: tuple[LedgerLine, ...]
+    places: dict[int, int] = field(default_factory=dict)  # seat -> place, once ended
+
+    @property
+    def ended(self) -> bool:
+        """Whether the rounds entered have ended the game under its ending rules."""
+        return self.game.status == Game.Status.FINISHED
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The winning seats, once the game has ended."""
+        return tuple(self.game.winners or ())
+
+    @property
+    def tallies(self) -> tuple[int, ...]:
+        """Each seat's running tally after the last round."""
+        return self.rounds[-1].tallies if self.rounds else (0,) * len(self.players)
+
+    @property
+    def disputed(self) -> SheetRound | None:
+        """The disputed round that freezes the table, if any."""
+        return next((r for r in self.rounds if r.status == ScoreRecord.Status.DISPUTED), None)
+
+    @property
+    def corrected(self) -> bool:
+        """Whether any round was ever corrected or removed."""
+        return any(line.kind != ScoreRecord.Kind.ENTER for line in self.ledger)
+
+    @property
+    def version(self) -> int:
+        """Changes whenever anything on the sheet changes: the ledger's length and the
+        votes cast (a poll compares it to skip sending an unchanged sheet)."""
+        return len(self.ledger) * 1000 + sum(len(r.votes) for r in self.rounds)
+
+    def seat_of(self, user: User | object) -> int | None:
+        """The user's seat at this table, if they play at it."""
+        if not isinstance(user, User):
+            return None
+        return next((p.seat for p in self.players if p.user_id == user.pk), None)
+
+    def may_enter(self, user: User | object) -> bool:
+        """Whether the user may enter rounds: a player at the table or an organiser."""
+        return self.seat_of(user) is not None or selectors.is_organiser(self.competition, user)
+
+
+def sheet(game: Game) -> Sheet:
+    """The score sheet of a recorded game, in six queries."""
+    entries = list(
+        GameEntry.objects.filter(game=game)
+        .select_related("competition", "competitor")
+        .order_by("seat")
+    )
+    players = tuple(
+        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id) for e in entries
+    )
+    scores: dict[int, list[RoundScore]] = defaultdict(list)
+    for score in RoundScore.objects.filter(round__game=game).select_related("round", "seat"):
+        scores[score.round.number].append(score)
+    records = list(
+        ScoreRecord.objects.filter(game=game)
+        .select_related("actor", "superseded_by")
+        .prefetch_related(
+            Prefetch("votes", queryset=ScoreVote.objects.select_related("voter").order_by("id"))
+        )
+        .order_by("id")
+    )
+    current = {
+        r.round_number: r for r in records if not _superseded(r) and r.kind != ScoreRecord.Kind.VOID
+    }
+    rounds = []
+    for number in sorted(current):
+        record = current[number]
+        by_seat = sorted(scores.get(number, ()), key=lambda s: s.seat.number)
+        rounds.append(
+            SheetRound(
+                number=number,
+                record=record.pk,
+                dollars=tuple(record.dollars),
+                tallies=tuple(s.tally for s in by_seat),
+                leaders=tuple(s.seat.number for s in by_seat if s.won_round),
+                status=record.status,
+                entered_by=record.actor.username,
+                votes=tuple(
+                    Vote(
+                        v.voter.username,
+                        v.voter_id,
+                        v.verdict,
+                        v.reason,
+                        v.as_organiser,
+                        v.created_at,
+                    )
+                    for v in record.votes.all()
+                ),
+            )
+        )
+    ledger = tuple(
+        LedgerLine(
+            r.pk,
+            r.round_number,
+            r.kind,
+            tuple(r.dollars),
+            r.actor.username,
+            r.reason,
+            r.created_at,
+            _superseded(r),
+        )
+        for r in records
+    )
+    places = {}
+    if game.status == Game.Status.FINISHED:
+        places = dict(Seat.objects.filter(game=game).values_list("number", "place"))
+    return Sheet(
+        game=game,
+        rules=RuleSet.from_json(game.rules),
+        competition=entries[0].competition,
+        players=players,
+        rounds=tuple(rounds),
+        ledger=ledger,
+        places={k: v for k, v in places.items() if v is not None},
+    )
+
+
+def _superseded(record: ScoreRecord) -> bool:
+    return hasattr(record, "superseded_by")

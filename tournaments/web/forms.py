@@ -1,0 +1,180 @@
+"""Forms of the club pages: they parse what was typed; the services decide.
+
+A service's refusal (a DomainError) is shown beside the field it names
+(``cya_site.forms.PageForm.refuse``), with what was typed kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from cya_site.forms import PageForm
+from games.engine import InvalidRules, RuleSet
+from tournaments.ranking import CRITERIA
+
+EDITIONS = (
+    ("2021", _("2021 English edition (the official guide)")),
+    ("2011", _("2011 original edition")),
+    ("de2023", _("German edition (2023)")),
+)
+ENDINGS = (
+    ("classic", _("First to the target (usually $1,000,000)")),
+    ("quick", _("Quick game: one round")),
+    ("highest_after_n", _("Highest tally after N rounds")),
+    ("first_to_n_round_wins", _("First to win N rounds")),
+)
+TIE_POLICIES = (
+    ("extra_round", _("Play another round")),
+    ("shared_win", _("Tied players share the win")),
+)
+TIEBREAK_NAMES = {
+    "points": _("placement points"),
+    "placement": _("average placement"),
+    "dsi": _("dollar share"),
+    "rounds_won": _("rounds won"),
+    "wins": _("games won"),
+    "head_to_head": _("head-to-head"),
+    "sos": _("strength of schedule"),
+    "best_dsi": _("best dollar share"),
+}
+
+
+class RulesForm(PageForm):
+    """The rules a club's tables play: edition, ending, ties, the cards that change the deck."""
+
+    preset = forms.ChoiceField(label=_("Edition"), choices=EDITIONS, initial="2021")
+    ending = forms.ChoiceField(label=_("How a game ends"), choices=ENDINGS, initial="classic")
+    ending_rounds = forms.IntegerField(
+        label=_("N (rounds, or round wins)"),
+        min_value=1,
+        max_value=20,
+        required=False,
+        help_text=_("For the two endings that count rounds; empty means 3 rounds or 2 wins."),
+    )
+    target = forms.IntegerField(
+        label=_("Target in dollars"),
+        min_value=10_000,
+        max_value=10_000_000,
+        initial=1_000_000,
+        help_text=_("For the first-to-the-target ending."),
+    )
+    tie_policy = forms.ChoiceField(
+        label=_("When players tie for the win"), choices=TIE_POLICIES, initial="extra_round"
+    )
+    penny_jar = forms.BooleanField(label=_("Penny Jars in the deck"), required=False)
+    action_cards = forms.BooleanField(label=_("Swap and Move cards in the deck"), required=False)
+
+    def rules(self) -> RuleSet | None:
+        """The rule set asked for, or None with the reason added to the form."""
+        data = self.cleaned_data
+        options: dict[str, Any] = {
+            "ending": data["ending"],
+            "target": data["target"] or 1_000_000,
+            "tie_policy": data["tie_policy"],
+            "advanced": {"penny_jar": data["penny_jar"], "action_cards": data["action_cards"]},
+        }
+        if data["ending"] in ("highest_after_n", "first_to_n_round_wins"):
+            options["ending_rounds"] = data["ending_rounds"]
+        try:
+            return RuleSet.preset(data["preset"], **options)
+        except InvalidRules as error:
+            field = str(error.field or "").removeprefix("advanced.")
+            self.add_error(field if field in self.fields else None, str(error))
+            return None
+
+
+class LeagueForm(RulesForm):
+    name = forms.CharField(label=_("Club or league name"), max_length=120)
+    slug = forms.SlugField(
+        label=_("Short name for its address"),
+        max_length=60,
+        help_text=_("Letters, digits and hyphens, e.g. tuesday-club."),
+    )
+    description = forms.CharField(
+        label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+    field_order = ("name", "slug", "description")
+
+
+class SeasonForm(PageForm):
+    name = forms.CharField(label=_("Season name"), max_length=120)
+    starts_on = forms.DateField(
+        label=_("Starts on"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    ends_on = forms.DateField(
+        label=_("Ends on (optional)"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    best_of = forms.IntegerField(
+        label=_("Count each player's best N nights (optional)"), min_value=1, required=False
+    )
+    tiebreaks = forms.MultipleChoiceField(
+        label=_("Tie-breaks, in this order"),
+        choices=[(c, TIEBREAK_NAMES[c]) for c in CRITERIA],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Leave all unticked for the default order."),
+    )
+
+
+class NightForm(PageForm):
+    date = forms.DateField(label=_("Date"), widget=forms.DateInput(attrs={"type": "date"}))
+    venue = forms.CharField(label=_("Venue (optional)"), max_length=120, required=False)
+    notes = forms.CharField(
+        label=_("Notes (optional)"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+class MemberForm(PageForm):
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=80,
+        required=False,
+        help_text=_("A guest's name; leave empty to use the account's username."),
+    )
+    username = forms.CharField(
+        label=_("Account (optional)"),
+        max_length=150,
+        required=False,
+        help_text=_("The player's username, if they have an account here."),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("name") and not data.get("username"):
+            raise forms.ValidationError(_("Give a name, an account, or both."))
+        return data
+
+
+class LinkForm(PageForm):
+    username = forms.CharField(label=_("Account"), max_length=150)
+
+
+class DrawForm(PageForm):
+    preferred_size = forms.TypedChoiceField(
+        label=_("Tables of"),
+        coerce=int,
+        choices=[
+            (4, _("4 (with tables of 5 or 3 where the count demands)")),
+            (5, _("5 (with tables of 4 or 6 where the count demands)")),
+            (3, _("3 (with tables of 4 or 2 where the count demands)")),
+            (6, _("6 (with tables of 5 where the count demands)")),
+        ],
+        initial=4,
+    )
+
+    SIZES: ClassVar[dict[int, tuple[int, ...]]] = {
+        4: (3, 4, 5),
+        5: (4, 5, 6),
+        3: (2, 3, 4),
+        6: (5, 6),
+    }
+
+    def table_sizes(self) -> tuple[int, ...]:
+        """The table sizes the chosen preference allows."""
+        return self.SIZES[self.cleaned_data["preferred_size"]]

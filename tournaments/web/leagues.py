@@ -1,0 +1,236 @@
+"""Leagues, their rosters and seasons: list, create, read. Thin over tournaments.services
+and tournaments.roster; every refusal is shown beside the field, with what was typed."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.models import User
+from cya_site.errors import DomainError
+from tournaments import roster, selectors, services
+from tournaments.models import GameNight, League, Member, Season, Tournament
+from tournaments.web.forms import LeagueForm, LinkForm, MemberForm, NightForm, SeasonForm
+from tournaments.web.pages import describe_rules, signed_in, user_named
+
+
+def league_list(request: HttpRequest) -> HttpResponse:
+    """Every league, by name."""
+    leagues = League.objects.annotate(season_count=Count("seasons")).order_by("name")
+    return render(request, "tournaments/league_list.html", {"leagues": leagues})
+
+
+@login_required
+def league_new(request: HttpRequest) -> HttpResponse:
+    """Start a league: you organise it."""
+    form = LeagueForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and (rules := form.rules()) is not None:
+        try:
+            league = services.league_create(
+                by=signed_in(request),
+                name=form.cleaned_data["name"],
+                slug=form.cleaned_data["slug"],
+                description=form.cleaned_data["description"],
+                rules=rules,
+            )
+        except DomainError as error:
+            form.refuse(error, {"slug_taken": "slug"})
+        else:
+            return redirect("league", slug=league.slug)
+    return render(
+        request, "tournaments/league_new.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+def _league(slug: str) -> League:
+    return get_object_or_404(League.objects.select_related("created_by"), slug=slug)
+
+
+def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A league: its seasons and their nights, its tournaments, who runs it."""
+    league = _league(slug)
+    seasons = league.seasons.select_related("competition").prefetch_related(
+        Prefetch(
+            "nights",
+            queryset=GameNight.objects.annotate(players=Count("checkins")).order_by("-date"),
+        )
+    )
+    context = {
+        "league": league,
+        "seasons": seasons,
+        "tournaments": Tournament.objects.filter(league=league)
+        .select_related("competition")
+        .order_by("-created_at"),
+        "organisers": sorted(
+            User.objects.filter(pk__in=selectors.league_organiser_ids(league)).values_list(
+                "username", flat=True
+            )
+        ),
+        "organiser": selectors.is_league_organiser(league, request.user),
+        "rules": describe_rules(league.rules),
+        "members": league.members.count(),
+    }
+    return render(request, "tournaments/league.html", context)
+
+
+def roster_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """The club's players; organisers add players and link guests to accounts."""
+    league = _league(slug)
+    organiser = selectors.is_league_organiser(league, request.user)
+    form = MemberForm(request.POST or None)
+    if request.method == "POST":
+        if not organiser:
+            return _refused(request)
+        if form.is_valid():
+            try:
+                member = roster.member_add(
+                    league=league,
+                    by=signed_in(request),
+                    name=form.cleaned_data["name"],
+                    user=user_named(form.cleaned_data["username"]),
+                )
+            except DomainError as error:
+                form.refuse(
+                    error,
+                    {
+                        "name_taken": "name",
+                        "already_on_roster": "username",
+                        "no_such_user": "username",
+                    },
+                )
+            else:
+                return redirect(f"{request.path}?added={member.pk}#member-{member.pk}")
+    members = league.members.select_related("user").order_by("name")
+    context = {
+        "league": league,
+        "members": members,
+        "form": form,
+        "organiser": organiser,
+        "added": request.GET.get("added"),
+    }
+    return render(request, "tournaments/roster.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@login_required
+def member_link(request: HttpRequest, slug: str, member_id: int) -> HttpResponse:
+    """Link a guest to an account (organisers)."""
+    league = _league(slug)
+    member = get_object_or_404(Member, league=league, pk=member_id)
+    form = LinkForm(request.POST)
+    if form.is_valid():
+        try:
+            account = user_named(form.cleaned_data["username"])
+            assert account is not None  # the form requires a username
+            roster.member_link(member=member, by=signed_in(request), user=account)
+        except DomainError as error:
+            form.refuse(
+                error,
+                {
+                    "already_on_roster": "username",
+                    "already_entered": "username",
+                    "no_such_user": "username",
+                },
+            )
+        else:
+            return redirect(f"{league_roster_url(league)}#member-{member.pk}")
+    members = league.members.select_related("user").order_by("name")
+    context = {
+        "league": league,
+        "members": members,
+        "form": MemberForm(),
+        "organiser": selectors.is_league_organiser(league, request.user),
+        "link_form": form,
+        "link_member": member.pk,
+    }
+    return render(request, "tournaments/roster.html", context, status=400)
+
+
+def league_roster_url(league: League) -> str:
+    return reverse("roster", kwargs={"slug": league.slug})
+
+
+@login_required
+def season_new(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start a season of a league (organisers)."""
+    league = _league(slug)
+    form = SeasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            season = services.season_create(
+                league=league, by=signed_in(request), **form.cleaned_data
+            )
+        except DomainError as error:
+            form.refuse(error)
+        else:
+            return redirect("season", pk=season.pk)
+    return render(
+        request,
+        "tournaments/season_new.html",
+        {"league": league, "form": form},
+        status=400 if form.errors else 200,
+    )
+
+
+def _season(pk: int) -> Season:
+    return get_object_or_404(Season.objects.select_related("league", "competition"), pk=pk)
+
+
+def season_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A season: its nights (and a new one, for organisers), and the standings' top."""
+    season = _season(pk)
+    organiser = selectors.is_organiser(season.competition, request.user)
+    form = NightForm(request.POST or None)
+    if request.method == "POST":
+        if not organiser:
+            return _refused(request)
+        if form.is_valid():
+            try:
+                night = services.night_create(
+                    season=season,
+                    by=signed_in(request),
+                    on=form.cleaned_data["date"],
+                    venue=form.cleaned_data["venue"],
+                    notes=form.cleaned_data["notes"],
+                )
+            except DomainError as error:
+                form.refuse(error)
+            else:
+                return redirect(f"{request.path}#night-{night.pk}")
+    nights = season.nights.annotate(
+        players=Count("checkins", distinct=True), games=Count("gameentry__game", distinct=True)
+    ).order_by("date")
+    context = {
+        "season": season,
+        "league": season.league,
+        "nights": nights,
+        "form": form,
+        "organiser": organiser,
+        "top": selectors.standings(season.competition)[:10],
+    }
+    return render(request, "tournaments/season.html", context, status=400 if form.errors else 200)
+
+
+def _refused(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "403.html",
+        {"exception": _("Only an organiser may do that.")},
+        status=403,
+    )
+
+
+urlpatterns = [
+    path("leagues/", league_list, name="leagues"),
+    path("leagues/new/", league_new, name="league-new"),
+    path("leagues/<slug:slug>/", league_detail, name="league"),
+    path("leagues/<slug:slug>/roster/", roster_page, name="roster"),
+    path("leagues/<slug:slug>/roster/<int:member_id>/link/", member_link, name="member-link"),
+    path("leagues/<slug:slug>/seasons/new/", season_new, name="season-new"),
+    path("seasons/<int:pk>/", season_detail, name="season"),
+]
