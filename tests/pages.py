@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from html import unescape
 
 from django.contrib.staticfiles import finders
 from django.test import Client
@@ -33,4 +34,4 @@ def text(html: bytes | str) -> str:
     if isinstance(html, bytes):
         html = html.decode()
     html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
-    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())

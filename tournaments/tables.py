@@ -156,6 +156,7 @@ class SheetRound:
 
     number: int
     record: int  # the effective ledger record
+    kind: str  # entered, or corrected
     dollars: tuple[int, ...]
     tallies: tuple[int, ...]
     leaders: tuple[int, ...]  # seats with the round's top score
@@ -166,6 +167,13 @@ class SheetRound:
     def voted(self, user: User | object) -> bool:
         """Whether this user has confirmed or disputed the round."""
         return isinstance(user, User) and any(v.voter_id == user.pk for v in self.votes)
+
+    def waiting_for(self, players: tuple[Sitter, ...]) -> list[str]:
+        """The players with accounts at the table who have not confirmed it yet."""
+        if self.status != ScoreRecord.Status.PENDING:
+            return []
+        voted = {v.voter_id for v in self.votes}
+        return [p.name for p in players if p.user_id is not None and p.user_id not in voted]
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,7 @@ class LedgerLine:
     reason: str
     at: datetime
     superseded: bool
+    replaced: tuple[int, ...] | None  # a correction's or removal's old dollars
 
 
 @dataclass(frozen=True)
@@ -268,6 +277,7 @@ def sheet(game: Game) -> Sheet:
             SheetRound(
                 number=number,
                 record=record.pk,
+                kind=record.kind,
                 dollars=tuple(record.dollars),
                 tallies=tuple(s.tally for s in by_seat),
                 leaders=tuple(s.seat.number for s in by_seat if s.won_round),
@@ -286,6 +296,7 @@ def sheet(game: Game) -> Sheet:
                 ),
             )
         )
+    by_pk = {r.pk: r for r in records}
     ledger = tuple(
         LedgerLine(
             r.pk,
@@ -296,6 +307,7 @@ def sheet(game: Game) -> Sheet:
             r.reason,
             r.created_at,
             _superseded(r),
+            tuple(by_pk[r.supersedes_id].dollars) if r.supersedes_id in by_pk else None,
         )
         for r in records
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from django import template
 from django.utils.translation import get_language
 
@@ -34,6 +36,14 @@ def thousands(amount: int | None) -> str:
 
 
 @register.filter
-def get(mapping: dict[object, object], key: object) -> object:
-    """``mapping|get:key``: a dictionary lookup with a variable key."""
-    return mapping.get(key) if mapping else None
+def get(container: Mapping[object, object] | Sequence[object], key: object) -> object:
+    """``container|get:key``: a dictionary lookup, or a list's item, with a variable key."""
+    if isinstance(container, Mapping):
+        return container.get(key)
+    if (
+        isinstance(key, int)
+        and isinstance(container, Sequence)
+        and -len(container) <= key < len(container)
+    ):
+        return container[key]
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Prefetch
+from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -105,7 +106,7 @@ def roster_page(request: HttpRequest, slug: str) -> HttpResponse:
                 )
             else:
                 return redirect(f"{request.path}?added={member.pk}#member-{member.pk}")
-    members = league.members.select_related("user").order_by("name")
+    members = league.members.select_related("user").order_by(Lower("name"))
     context = {
         "league": league,
         "members": members,
@@ -139,7 +140,7 @@ def member_link(request: HttpRequest, slug: str, member_id: int) -> HttpResponse
             )
         else:
             return redirect(f"{league_roster_url(league)}#member-{member.pk}")
-    members = league.members.select_related("user").order_by("name")
+    members = league.members.select_related("user").order_by(Lower("name"))
     context = {
         "league": league,
         "members": members,
@@ -201,7 +202,7 @@ def season_detail(request: HttpRequest, pk: int) -> HttpResponse:
             except DomainError as error:
                 form.refuse(error)
             else:
-                return redirect(f"{request.path}#night-{night.pk}")
+                return redirect("night", pk=night.pk)
     nights = season.nights.annotate(
         players=Count("checkins", distinct=True), games=Count("gameentry__game", distinct=True)
     ).order_by("date")

@@ -3,9 +3,11 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, tournaments
+from tournaments.web import leagues, nights, sheets, tournaments
 
 urlpatterns = [
     *leagues.urlpatterns,
+    *nights.urlpatterns,
+    *sheets.urlpatterns,
     *tournaments.urlpatterns,
 ]

@@ -1,0 +1,24 @@
+// Small behaviours every page may use, without inline scripts: [data-print] prints.
+document.addEventListener("click", function (event) {
+  var target = event.target.closest("[data-print]");
+  if (target) {
+    event.preventDefault();
+    window.print();
+  }
+});
+
+// Polling regions (data-poll) wait while someone is typing in them: a refresh must never
+// swallow a half-written dispute reason or correction. htmx calls this from hx-trigger.
+window.cyaQuiet = function (region) {
+  var active = document.activeElement;
+  if (active && region.contains(active) && active.matches("input, textarea, select")) {
+    return false;
+  }
+  var fields = region.querySelectorAll("input[type=text], textarea");
+  for (var i = 0; i < fields.length; i++) {
+    if (fields[i].value !== fields[i].defaultValue) {
+      return false;
+    }
+  }
+  return !region.querySelector("details[open]");
+};
