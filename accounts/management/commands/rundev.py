@@ -70,7 +70,8 @@ class Command(BaseCommand):
         # Before anything starts: runserver would report a taken port only after the
         # worker was up, in the middle of its log.
         port_check(addrport)
-        call_command("seed_demo")
+        host, _, port = addrport.rpartition(":")
+        call_command("seed_demo", url=f"http://{host or '127.0.0.1'}:{port}/")
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL}")
         worker = subprocess.Popen(worker_command(), cwd=settings.BASE_DIR)
         try:
