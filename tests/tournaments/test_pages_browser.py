@@ -1,0 +1,61 @@
+"""Every club page, filled by the demo data ``make run`` seeds, in Chromium: it loads
+without an error, shows something, and fits a 360 px phone without sideways scrolling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import Page
+
+from games.models import Game
+from tournaments.management.commands.seed_demo import DEMO_PASSWORD
+from tournaments.models import GameNight, League, Season, Tournament
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def demo_pages() -> list[str]:
+    league = League.objects.get(slug="tuesday")
+    season = Season.objects.get(league=league)
+    nights = list(GameNight.objects.filter(season=season).order_by("date"))
+    sheet = Game.objects.filter(competition_entries__night=nights[0]).first()
+    assert sheet is not None
+    return [
+        "/",
+        "/leagues/",
+        f"/leagues/{league.slug}/",
+        f"/leagues/{league.slug}/roster/",
+        f"/seasons/{season.pk}/",
+        *(f"/nights/{n.pk}/" for n in nights),
+        f"/nights/{nights[0].pk}/seating/",
+        f"/nights/{nights[0].pk}/projector/",
+        f"/sheets/{sheet.pk}/",
+        "/tournaments/",
+        "/games/",
+        "/ladder/",
+    ]
+
+
+def test_every_club_page_of_the_demo_fits_a_phone_and_loads_cleanly(
+    open_page: Callable[..., Page],
+) -> None:
+    call_command("seed_demo", "--url", "http://testserver/", verbosity=0)
+    assert Tournament.objects.filter(status=Tournament.Status.FINISHED).exists()
+    page = open_page("/sign-in/")
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.get_by_label("Username").fill("olga")
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/")
+
+    for path in demo_pages():
+        response = page.goto(path)
+        assert response is not None
+        assert response.status == 200, path
+        assert page.locator("h1").count() == 1, path
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"{path} is {width} px wide at a 360 px phone"
+    assert problems == []
