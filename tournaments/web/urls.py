@@ -3,9 +3,10 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, tournaments
+from tournaments.web import leagues, standings, tournaments
 
 urlpatterns = [
     *leagues.urlpatterns,
     *tournaments.urlpatterns,
+    *standings.urlpatterns,
 ]
