@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
 
 from accounts.models import User
 from tournaments import ranking
@@ -199,6 +200,63 @@ def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:
         chosen = sorted(nights, key=lambda n: (-n[0], n[1] or 0))[:best]
         allowed |= Q(competitor_id=competitor_id, night_id__in=[n for _, n in chosen])
     return rows.filter(allowed)
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One counted game of a competitor: where it sat, how it went, whether it counts."""
+
+    game: int
+    night: GameNight | None
+    draw: int | None  # the night's seating draw, when the table was drawn
+    table: int | None  # 0-based
+    table_size: int
+    place: int
+    points: float
+    dollars: int
+    dsi: float
+    rounds_won: int
+    won: bool
+    counted: bool  # False for a night outside a season's best N
+
+
+def competitor_games(
+    competition: Competition, competitor: Competitor, *, as_of: datetime | None = None
+) -> list[PlayedGame]:
+    """A competitor's counted games as they stood at ``as_of`` (None: now), night by night:
+    the rows ``standings`` totals, each saying whether ``best_of`` keeps it. Three queries."""
+    rows = results_at(competition, as_of).filter(competitor=competitor)
+    kept = None
+    if competition.best_of:
+        kept = set(_best_nights(rows, competition.best_of).values_list("pk", flat=True))
+    seat = GameEntry.objects.filter(
+        competition=OuterRef("competition"), game=OuterRef("game"), competitor=competitor
+    )
+    annotated = (
+        rows.select_related("night")
+        .annotate(
+            draw=Subquery(seat.values("night_round__number")[:1]),
+            table_no=Subquery(seat.values("table")[:1]),
+        )
+        .order_by(F("night__date").asc(nulls_first=True), "night_id", "draw", "table_no", "game_id")
+    )
+    return [
+        PlayedGame(
+            game=r.game_id,
+            night=r.night,
+            draw=r.draw,
+            table=r.table_no,
+            table_size=r.table_size,
+            place=r.place,
+            points=r.points,
+            dollars=r.dollars,
+            dsi=r.dsi,
+            rounds_won=r.rounds_won,
+            won=r.won,
+            counted=kept is None or r.pk in kept,
+        )
+        for r in annotated
+    ]
 
 
 def entries_of(competition: Competition) -> QuerySet[GameEntry]:

@@ -296,3 +296,38 @@ def test_a_game_counts_from_the_moment_its_last_round_is_confirmed(
         recording.round_vote(record=record, by=bob, verdict="confirm")
     assert rows(club, as_of=t1)["Alice"]["games"] == 0
     assert rows(club, as_of=t2)["Alice"]["games"] == 1
+
+
+# --- one competitor's games -------------------------------------------------------------
+
+
+def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
+    club: Club, olga: User
+) -> None:
+    second = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    t1 = dt.datetime(2030, 3, 3, 20, 0, tzinfo=dt.UTC)
+    with time_machine.travel(t1, tick=False):
+        settled_game(club, olga, ["Bob", "Alice"], [200_000, 100_000], night=second)
+    with time_machine.travel(t1 + dt.timedelta(days=1), tick=False):
+        settled_game(club, olga, ["Alice", "Bob", "Carol"], [300_000, 200_000, 100_000])
+    club.competition.best_of = 1
+    club.competition.save(update_fields=["best_of"])
+    alice = club.players["Alice"]
+
+    games = selectors.competitor_games(club.competition, alice)
+    earlier = selectors.competitor_games(club.competition, alice, as_of=t1)
+
+    # night by night: 3 March (a win at a table of three) before 10 March (a loss)
+    assert [(g.night.date.day if g.night else None, g.place, g.table_size) for g in games] == [
+        (3, 1, 3),
+        (10, 2, 2),
+    ]
+    assert [(g.points, g.dollars, g.won) for g in games] == [
+        (1.0, 300_000, True),
+        (0.0, 100_000, False),
+    ]
+    assert games[0].dsi == pytest.approx(1.5)
+    assert [g.counted for g in games] == [True, False]  # best of one: the winning night
+    counted = [g for g in games if g.counted]
+    assert sum(g.points for g in counted) == rows(club)["Alice"]["points"]
+    assert [(g.night.date.day if g.night else None, g.counted) for g in earlier] == [(10, True)]

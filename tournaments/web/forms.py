@@ -178,3 +178,28 @@ class DrawForm(PageForm):
     def table_sizes(self) -> tuple[int, ...]:
         """The table sizes the chosen preference allows."""
         return self.SIZES[self.cleaned_data["preferred_size"]]
+
+
+class DayField(forms.DateField):
+    """A date that, refused, says what was typed: a date picker cannot show it again."""
+
+    def to_python(self, value: Any) -> Any:
+        try:
+            return super().to_python(value)
+        except forms.ValidationError:
+            raise forms.ValidationError(
+                _("“%(typed)s” is not a date: pick a day, or type one like 2026-03-04."),
+                code="invalid",
+                params={"typed": value},
+            ) from None
+
+
+class AsOfForm(PageForm):
+    """The day whose end the standings are shown at; empty for now."""
+
+    as_of = DayField(
+        label=_("Standings as of"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("As they stood at the end of that day. Leave empty for now."),
+    )

@@ -1,0 +1,51 @@
+"""The standings page in a real browser, on a 360 px phone, by keyboard only: go back to
+the end of a day with the date picker, and back to now."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+import pytest
+import time_machine
+from playwright.sync_api import Page, expect
+
+from accounts.models import User
+from tests.tournaments.conftest import Club, settled_game
+from tournaments import recording
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# In the past, so that the end of the day is over for the live server, which runs on the
+# real clock.
+DAY_ONE = dt.datetime(2024, 5, 1, 19, 0, tzinfo=dt.UTC)
+
+
+def test_a_visitor_goes_back_to_a_day_and_back_to_now_by_keyboard_on_a_phone(
+    open_page: Callable[..., Page], club: Club, olga: User
+) -> None:
+    with time_machine.travel(DAY_ONE, tick=False):
+        game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
+    with time_machine.travel(DAY_ONE + dt.timedelta(days=1), tick=False):
+        recording.round_correct(
+            game=game, round_number=1, by=olga, dollars=[50_000, 100_000], reason="swapped"
+        )
+    page = open_page(f"/seasons/{club.season.pk}/standings/")
+    first = page.locator("table.standings tbody tr").first
+    expect(first).to_contain_text("Bob")
+
+    page.get_by_label("Standings as of").focus()
+    page.keyboard.type("05012024")  # Chromium's en-US date field: month, day, year
+    page.keyboard.press("Enter")
+
+    expect(page.get_by_role("heading", name="As of May 1, 2024")).to_be_visible()
+    expect(first).to_contain_text("Alice")
+    expect(page.get_by_label("Standings as of")).to_have_value("2024-05-01")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+    back = page.get_by_role("link", name="Back to now")
+    back.focus()
+    page.keyboard.press("Enter")
+
+    expect(page.get_by_role("heading", name="Now", exact=True)).to_be_visible()
+    expect(first).to_contain_text("Bob")
