@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -127,6 +128,18 @@ def test_a_club_night_runs_on_pages_alone(open_page: Callable[..., Page], night:
         .exclude(status="confirmed")
         .exists()
     )
+
+    standings = open_page(f"/nights/{night.pk}/")
+    standings.get_by_role("link", name="Tonight's standings").click()
+    expect(standings.locator("table tbody tr").first).to_contain_text(winner)
+    with standings.expect_download() as download:
+        standings.get_by_role("link", name="Download as CSV").click()
+    assert download.value.suggested_filename == (
+        "tuesday-club-autumn-standings-night-2026-11-24.csv"
+    )
+    csv_text = Path(download.value.path()).read_text()
+    assert csv_text.splitlines()[0].startswith("rank,name,")
+    assert csv_text.splitlines()[1].split(",")[:2] == ["1", winner]
 
     projector = open_page(f"/nights/{night.pk}/projector/")
     expect(projector.locator("body")).to_contain_text("Tonight's standings")
