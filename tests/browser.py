@@ -75,12 +75,15 @@ def browser() -> Iterator[Browser]:
 def open_page(
     browser: Browser, live_server: object, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., Page]]:
-    """``open_page(path, size=PHONE)``: a page in a fresh context (its own cookies)."""
+    """``open_page(path, size=PHONE, locale="en-US")``: a page in a fresh context (its own
+    cookies; the browser's language is ``locale``)."""
     pages: list[Page] = []
     base = str(live_server)
 
-    def open_(path: str = "/", size: ViewportSize | None = None) -> Page:
-        context = browser.new_context(base_url=base, viewport=size or PHONE, accept_downloads=True)
+    def open_(path: str = "/", size: ViewportSize | None = None, locale: str = "en-US") -> Page:
+        context = browser.new_context(
+            base_url=base, viewport=size or PHONE, accept_downloads=True, locale=locale
+        )
         context.set_default_timeout(10_000)
         page = context.new_page()
         pages.append(page)

@@ -1,5 +1,6 @@
-"""Every club page, filled by the demo data ``make run`` seeds, in Chromium: it loads
-without an error, shows something, and fits a 360 px phone without sideways scrolling."""
+"""Every club page, filled by the demo data ``make run`` seeds, in Chromium, in English and
+in German: it loads without an error, shows something, and fits a 360 px phone without
+sideways scrolling."""
 
 from __future__ import annotations
 
@@ -38,24 +39,26 @@ def demo_pages() -> list[str]:
     ]
 
 
+@pytest.mark.parametrize(("locale", "language"), [("en-US", "en"), ("de-DE", "de")])
 def test_every_club_page_of_the_demo_fits_a_phone_and_loads_cleanly(
-    open_page: Callable[..., Page],
+    open_page: Callable[..., Page], locale: str, language: str
 ) -> None:
     call_command("seed_demo", "--url", "http://testserver/", verbosity=0)
     assert Tournament.objects.filter(status=Tournament.Status.FINISHED).exists()
-    page = open_page("/sign-in/")
+    page = open_page("/sign-in/", locale=locale)
     problems: list[str] = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.get_by_label("Username").fill("olga")
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    page.locator("#id_username").fill("olga")
+    page.locator("#id_password").fill(DEMO_PASSWORD)
+    page.locator("form.card button[type=submit]").click()
     page.wait_for_url("**/")
 
     for path in demo_pages():
         response = page.goto(path)
         assert response is not None
         assert response.status == 200, path
+        assert page.locator("html").get_attribute("lang") == language, path
         assert page.locator("h1").count() == 1, path
         width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 360, f"{path} is {width} px wide at a 360 px phone"
+        assert width <= 360, f"{path} is {width} px wide at a 360 px phone in {locale}"
     assert problems == []
