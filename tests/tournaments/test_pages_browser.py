@@ -15,6 +15,12 @@ from tournaments.management.commands.seed_demo import DEMO_PASSWORD
 from tournaments.models import GameNight, League, Season, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
+# Every control a person can use has a name a screen reader reads out.
+UNLABELLED = """Array.from(document.querySelectorAll(
+    'input:not([type=hidden]), select, textarea, button'))
+  .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+               && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+  .map(e => e.outerHTML.slice(0, 80))"""
 
 
 def demo_pages() -> list[str]:
@@ -61,4 +67,5 @@ def test_every_club_page_of_the_demo_fits_a_phone_and_loads_cleanly(
         assert page.locator("h1").count() == 1, path
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, f"{path} is {width} px wide at a 360 px phone in {locale}"
+        assert page.evaluate(UNLABELLED) == [], f"{path} has inputs without a label"
     assert problems == []
