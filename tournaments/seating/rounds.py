@@ -41,21 +41,16 @@ def seat_round(
     for t, table in enumerate(tables):
         for p in table:
             where[p] = t
-    met = history.meetings
-    last = history.last_round
-
-    def pair_cost(a: int, b: int) -> int:
-        key = (a, b) if a < b else (b, a)
-        m = met.get(key, 0)
-        return 2 * m + 1 + (CONSECUTIVE if key in last else 0) if m else 0
+    costs_with = _pair_costs(n, history)
 
     def cost_of(table: list[int]) -> int:
-        return sum(pair_cost(a, b) for a, b in combinations(table, 2))
+        return sum(costs_with[a].get(b, 0) for a, b in combinations(table, 2))
 
     def delta(a: int, b: int) -> int:
         ta, tb = tables[where[a]], tables[where[b]]
-        d = sum(pair_cost(b, x) - pair_cost(a, x) for x in ta if x != a)
-        return d + sum(pair_cost(a, y) - pair_cost(b, y) for y in tb if y != b)
+        with_a, with_b = costs_with[a], costs_with[b]
+        d = sum(with_b.get(x, 0) - with_a.get(x, 0) for x in ta if x != a)
+        return d + sum(with_a.get(y, 0) - with_b.get(y, 0) for y in tb if y != b)
 
     def swap(a: int, b: int) -> None:
         ta, tb = where[a], where[b]
@@ -76,7 +71,7 @@ def seat_round(
             for t, cost in zip(tables, costs, strict=True)
             if cost
             for p in t
-            if any(pair_cost(p, q) for q in t if q != p)
+            if any(costs_with[p].get(q, 0) for q in t if q != p)
         ]
         a = rng.choice(bad)
         others = range(n) if n <= 150 else rng.sample(range(n), 150)
@@ -95,3 +90,14 @@ def seat_round(
             best_total, best = total, [list(t) for t in tables]
             stalled = 0
     return best
+
+
+def _pair_costs(n: int, history: History) -> list[dict[int, int]]:
+    """What seating each entrant with each it has met costs: ``2m + 1`` after m meetings,
+    ``CONSECUTIVE`` more if they met last round (by entrant, for lookups without tuples)."""
+    costs: list[dict[int, int]] = [{} for _ in range(n)]
+    for (a, b), m in history.meetings.items():
+        if m and a < n and b < n:
+            cost = 2 * m + 1 + (CONSECUTIVE if (a, b) in history.last_round else 0)
+            costs[a][b] = costs[b][a] = cost
+    return costs
