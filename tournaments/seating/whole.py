@@ -17,7 +17,7 @@ PATIENCE = 150  # steps without a better schedule before a phase ends
 STALL = 50  # steps without a lower cost before restarting from the best schedule...
 PERTURB = 3  # ...this many random swaps away, to leave its neighbourhood
 TENURE = 5  # a swapped entrant may not go back for 5-9 steps: the search cannot cycle
-MOVERS = 12  # the most entrants a step tries to move: a step's cost is bounded by 12 n
+MOVERS = 12  # the most entrants a step tries to move, so a step costs O(12 n x table size)
 
 
 class _Plan:
