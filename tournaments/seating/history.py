@@ -1,0 +1,70 @@
+"""Who has met whom over a schedule's rounds, and the quality figures organisers see."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from .sizes import MAX_SIZE
+
+
+@dataclass
+class History:
+    """Who has met whom, how often, who met last round, and seat-position counts."""
+
+    meetings: dict[tuple[int, int], int] = field(default_factory=dict)
+    last_round: set[tuple[int, int]] = field(default_factory=set)
+    positions: dict[int, list[int]] = field(default_factory=dict)
+
+    def met(self, a: int, b: int) -> int:
+        """How many times a and b have shared a table."""
+        return self.meetings.get((a, b) if a < b else (b, a), 0)
+
+    def record(self, tables: Sequence[Sequence[int]]) -> None:
+        """Add a round's tables (each in seat order)."""
+        self.last_round = set()
+        for table in tables:
+            for a, b in combinations(sorted(table), 2):
+                self.meetings[(a, b)] = self.meetings.get((a, b), 0) + 1
+                self.last_round.add((a, b))
+            for position, entrant in enumerate(table):
+                counts = self.positions.setdefault(entrant, [0] * MAX_SIZE)
+                counts[position] += 1
+
+
+@dataclass(frozen=True)
+class Quality:
+    """How good a schedule is, for organisers to see."""
+
+    max_meetings: int  # most times any pair met
+    repeated_pairs: int  # pairs that met more than once
+    consecutive_repeats: int  # pair meetings in consecutive rounds
+    seat_spread: int  # largest (max - min) of one entrant's seat-position counts
+
+
+def quality(rounds: Sequence[Sequence[Sequence[int]]]) -> Quality:
+    """Meeting and seat-position statistics of a schedule."""
+    h = History()
+    consecutive = 0
+    for tables in rounds:
+        previous = h.last_round
+        for table in tables:
+            for a, b in combinations(sorted(table), 2):
+                consecutive += (a, b) in previous
+        h.record(tables)
+    meetings = list(h.meetings.values()) or [0]
+    spread = max(
+        (max(c) - min(c[: _size_of(p, rounds)]) for p, c in h.positions.items()), default=0
+    )
+    return Quality(
+        max_meetings=max(meetings),
+        repeated_pairs=sum(1 for m in meetings if m > 1),
+        consecutive_repeats=consecutive,
+        seat_spread=spread,
+    )
+
+
+def _size_of(entrant: int, rounds: Sequence[Sequence[Sequence[int]]]) -> int:
+    """The largest table an entrant sat at (positions beyond it cannot be balanced)."""
+    return max((len(t) for tables in rounds for t in tables if entrant in t), default=1)
