@@ -235,15 +235,7 @@ def _history(night: GameNight, present: list[int]) -> seating.History:
                 last_games.add(game_id)
     history = seating.History()
     for game_id, seated in tables.items():
-        seated.sort()
-        for a_pos, (_seat, a) in enumerate(seated):
-            for _other, b in seated[a_pos + 1 :]:
-                key = (a, b) if a < b else (b, a)
-                history.meetings[key] = history.meetings.get(key, 0) + 1
-                if game_id in last_games:
-                    history.last_round.add(key)
-        for seat, entrant in seated:
-            history.positions.setdefault(entrant, [0] * seating.MAX_SIZE)[seat] += 1
+        history.add_table(seated, last_round=game_id in last_games)
     return history
 
 

@@ -553,3 +553,16 @@ def test_history_counts_meetings_both_ways_and_remembers_only_the_last_round() -
     assert history.met(1, 2) == 2
     assert history.last_round == {(1, 2), (0, 3)}
     assert history.positions[2][:3] == [1, 1, 0]
+
+
+def test_a_past_table_of_those_still_here_counts_their_meetings_and_seats() -> None:
+    history = History()
+
+    history.add_table([(0, 3), (2, 1), (7, 5)], last_round=True)  # seat 1 left; 7 of a casual 8
+    history.add_table([(1, 3), (0, 1)], last_round=False)
+
+    assert history.meetings == {(1, 3): 2, (1, 5): 1, (3, 5): 1}
+    assert history.last_round == {(1, 3), (1, 5), (3, 5)}
+    assert history.positions[3][:2] == [1, 1]
+    assert history.positions[1][:3] == [1, 0, 1]
+    assert 5 not in history.positions

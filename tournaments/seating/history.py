@@ -21,6 +21,19 @@ class History:
         """How many times a and b have shared a table."""
         return self.meetings.get((a, b) if a < b else (b, a), 0)
 
+    def add_table(self, seated: Sequence[tuple[int, int]], *, last_round: bool) -> None:
+        """Add one past table, as (seat position, entrant) pairs of the entrants still in
+        the field (a league night's: some who sat there are not here tonight, and the
+        others keep their positions); ``last_round`` if it was in the round just played."""
+        entrants = sorted(entrant for _, entrant in seated)
+        for a, b in combinations(entrants, 2):
+            self.meetings[(a, b)] = self.meetings.get((a, b), 0) + 1
+            if last_round:
+                self.last_round.add((a, b))
+        for position, entrant in seated:
+            if position < MAX_SIZE:  # a casual table of 7 or 8 has seats no draw balances
+                self.positions.setdefault(entrant, [0] * MAX_SIZE)[position] += 1
+
     def record(self, tables: Sequence[Sequence[int]]) -> None:
         """Add a round's tables (each in seat order)."""
         self.last_round = set()
