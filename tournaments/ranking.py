@@ -65,6 +65,16 @@ class Detail:
         """Each entrant's opponents' average placement, over all its games."""
         raise NotImplementedError  # pragma: no cover - the selector implements it
 
+    def head_to_head_groups(self, groups: Sequence[Sequence[int]]) -> dict[int, float]:
+        """``head_to_head`` of every tied group at once (each within its own group);
+        the selector answers all in one query, so a page's queries do not grow with
+        the number of ties."""
+        return {e: v for group in groups for e, v in self.head_to_head(group).items()}
+
+    def strength_of_schedule_groups(self, groups: Sequence[Sequence[int]]) -> dict[int, float]:
+        """``strength_of_schedule`` of every tied group at once."""
+        return {e: v for group in groups for e, v in self.strength_of_schedule(group).items()}
+
 
 def lot(seed: str, entrant: int) -> str:
     """A deterministic draw: the same seed and entrant always give the same lot."""
@@ -86,13 +96,13 @@ def rank(
     groups: list[list[Totals]] = [list(totals)]
     decided_by: dict[int, list[str]] = {t.entrant: [] for t in totals}
     for criterion in order:
-        key = _key(criterion, detail)
+        tied = [group for group in groups if len(group) > 1]
+        values = _values(criterion, detail, tied)
         next_groups: list[list[Totals]] = []
         for group in groups:
             if len(group) == 1:
                 next_groups.append(group)
                 continue
-            values = key(group)
             split = _split(group, values)
             if len(split) > 1:
                 for t in group:
@@ -120,18 +130,24 @@ def _split(group: list[Totals], values: dict[int, float]) -> list[list[Totals]]:
     return runs
 
 
-def _key(criterion: str, detail: Detail) -> Callable[[list[Totals]], dict[int, float]]:
-    simple: dict[str, Callable[[Totals], float]] = {
-        "points": lambda t: t.points,
-        "placement": lambda t: t.placement,
-        "dsi": lambda t: t.dsi,
-        "rounds_won": lambda t: t.rounds_won,
-        "wins": lambda t: t.wins,
-        "best_dsi": lambda t: t.best_dsi,
-    }
-    if criterion in simple:
-        f = simple[criterion]
-        return lambda group: {t.entrant: f(t) for t in group}
+_SIMPLE: dict[str, Callable[[Totals], float]] = {
+    "points": lambda t: t.points,
+    "placement": lambda t: t.placement,
+    "dsi": lambda t: t.dsi,
+    "rounds_won": lambda t: t.rounds_won,
+    "wins": lambda t: t.wins,
+    "best_dsi": lambda t: t.best_dsi,
+}
+
+
+def _values(criterion: str, detail: Detail, tied: list[list[Totals]]) -> dict[int, float]:
+    """The criterion's value for every entrant of the tied groups (detail: one call)."""
+    if criterion in _SIMPLE:
+        f = _SIMPLE[criterion]
+        return {t.entrant: f(t) for group in tied for t in group}
+    if not tied:
+        return {}
+    entrants = [[t.entrant for t in group] for group in tied]
     if criterion == "head_to_head":
-        return lambda group: detail.head_to_head([t.entrant for t in group])
-    return lambda group: detail.strength_of_schedule([t.entrant for t in group])
+        return detail.head_to_head_groups(entrants)
+    return detail.strength_of_schedule_groups(entrants)

@@ -68,8 +68,14 @@ class _Detail(ranking.Detail):
         self.rows = rows
 
     def head_to_head(self, entrants: Sequence[int]) -> dict[int, float]:
+        return self.head_to_head_groups([entrants])
+
+    def head_to_head_groups(self, groups: Sequence[Sequence[int]]) -> dict[int, float]:
+        """Every tied group's head-to-head in one query: the games where two or more of
+        the tied entrants sat, each scored within its own group."""
+        everyone = [e for group in groups for e in group]
         games = (
-            self.rows.filter(competitor_id__in=entrants)
+            self.rows.filter(competitor_id__in=everyone)
             .values("game_id")
             .annotate(n=Count("id"))
             .filter(n__gt=1)
@@ -77,16 +83,24 @@ class _Detail(ranking.Detail):
         )
         by_game: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for game_id, competitor_id, place in self.rows.filter(
-            competitor_id__in=entrants, game_id__in=games
+            competitor_id__in=everyone, game_id__in=games
         ).values_list("game_id", "competitor_id", "place"):
             by_game[game_id].append((competitor_id, place))
-        score = dict.fromkeys(entrants, 0.0)
-        for seated in by_game.values():  # one point per tied rival finished ahead of
-            for a, pa in seated:
-                score[a] += sum(
-                    1.0 if pa < pb else 0.5 if pa == pb else 0.0 for b, pb in seated if b != a
-                )
+        score = dict.fromkeys(everyone, 0.0)
+        for group in groups:
+            members = set(group)
+            for table in by_game.values():
+                seated = [(c, p) for c, p in table if c in members]
+                for a, pa in seated:  # one point per tied rival finished ahead of
+                    score[a] += sum(
+                        1.0 if pa < pb else 0.5 if pa == pb else 0.0 for b, pb in seated if b != a
+                    )
         return score
+
+    def strength_of_schedule_groups(self, groups: Sequence[Sequence[int]]) -> dict[int, float]:
+        """An entrant's strength of schedule does not depend on who else is tied: all
+        groups' in the queries of one."""
+        return self.strength_of_schedule([e for group in groups for e in group])
 
     def strength_of_schedule(self, entrants: Sequence[int]) -> dict[int, float]:
         mine = list(

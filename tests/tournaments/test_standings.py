@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -331,3 +333,37 @@ def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
     counted = [g for g in games if g.counted]
     assert sum(g.points for g in counted) == rows(club)["Alice"]["points"]
     assert [(g.night.date.day if g.night else None, g.counted) for g in earlier] == [(10, True)]
+
+
+def tied_level(club: Club, olga: User, level: int) -> None:
+    """Two players tied on ``level`` points: each beats their own sparring partner
+    ``level`` times (so head-to-head and strength of schedule are asked about them)."""
+    for side in "ab":
+        winner = services.competitor_add(
+            competition=club.competition, by=olga, name=f"{side}{level}"
+        )
+        partner = services.competitor_add(
+            competition=club.competition, by=olga, name=f"{side}{level} partner"
+        )
+        club.players[winner.name], club.players[partner.name] = winner, partner
+        for _ in range(level):
+            settled_game(club, olga, [winner.name, partner.name], [50_000, 10_000])
+
+
+@pytest.mark.parametrize("tiebreaks", [["points", "head_to_head"], ["points", "sos"]])
+def test_the_queries_of_the_standings_do_not_grow_with_the_number_of_tied_groups(
+    club: Club, olga: User, tiebreaks: list[str], django_assert_num_queries: Any
+) -> None:
+    order_by(club, tiebreaks)
+    for level in (1, 2):
+        tied_level(club, olga, level)
+    with CaptureQueriesContext(connection) as two_groups:
+        selectors.standings(club.competition)
+    for level in (3, 4, 5):
+        tied_level(club, olga, level)
+
+    with django_assert_num_queries(len(two_groups.captured_queries)):
+        ranked = selectors.standings(club.competition)
+
+    assert {r["name"] for r in ranked[:2]} == {"a5", "b5"}
+    assert ranked[0]["decided_by"] == ["points", "lot"]  # they never met; equal schedules
