@@ -10,6 +10,7 @@ advances once all its games have ended: results are taken in, the next round is 
 from __future__ import annotations
 
 import secrets
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
@@ -167,7 +168,11 @@ def tournament_start(*, tournament: Tournament, by: User) -> TournamentRound:
     )
     for number, tables in enumerate(plan.rounds, start=1):
         TournamentRound.objects.create(
-            tournament=tournament, number=number, plan=tables, status=TournamentRound.Status.SEATED
+            tournament=tournament,
+            number=number,
+            plan=tables,
+            status=TournamentRound.Status.SEATED,
+            quality=asdict(seating.quality(plan.rounds[:number])),
         )
     log(
         tournament.competition,
@@ -300,15 +305,20 @@ def results_complete(tournament: Tournament, games: Any) -> bool:
 
 def _plan_swiss(tournament: Tournament, number: int) -> None:
     history = seating.History()
-    for past in TournamentRound.objects.filter(tournament=tournament, number__lt=number).order_by(
-        "number"
-    ):
-        history.record(past.plan)
+    earlier = TournamentRound.objects.filter(tournament=tournament, number__lt=number)
+    plans = list(earlier.order_by("number").values_list("plan", flat=True))
+    for plan in plans:
+        history.record(plan)
     numbers = dict(tournament.competition.competitors.values_list("pk", "number"))
     order = [numbers[row["competitor"]] for row in selectors.standings(tournament.competition)]
     sizes = seating.table_sizes(len(order), tournament.table_sizes, tournament.preferred_size)
     tables = seating.swiss_tables(order, sizes, history)
-    TournamentRound.objects.create(tournament=tournament, number=number, plan=tables)
+    TournamentRound.objects.create(
+        tournament=tournament,
+        number=number,
+        plan=tables,
+        quality=asdict(seating.quality([*plans, tables])),
+    )
 
 
 def _jsonable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
