@@ -361,3 +361,18 @@ def test_a_digital_tournament_shows_names_and_status_without_links(
     assert "/sheets/" not in html
     assert "playing" in text(html)
     assert "Swiss: each round is seated from the standings" in text(html)
+
+
+def test_the_lists_link_each_tournament_and_organisers_create_from_the_roster(
+    client: Client, eight: list[Member], olga: User
+) -> None:
+    tournament = cup(olga, eight)
+    visitor = client.get("/leagues/tuesday/").content.decode()
+    listed = client.get("/tournaments/").content.decode()
+    organiser = as_user(olga).get("/leagues/tuesday/").content.decode()
+
+    assert f'href="/tournaments/{tournament.pk}/">Spring Cup</a>' in visitor
+    assert f'href="/tournaments/{tournament.pk}/">Spring Cup</a>' in listed
+    assert 'href="/tournaments/new/?league=tuesday"' in organiser
+    assert "/tournaments/new/" not in visitor + listed  # visitors only read
+    assert 'href="/tournaments/new/"' in as_user(olga).get("/tournaments/").content.decode()
