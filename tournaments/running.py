@@ -10,10 +10,14 @@ advances once all its games have ended: results are taken in, the next round is 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from bots import services as bot_services
@@ -54,11 +58,18 @@ def tournament_create(
     decision_ms: int = 1000,
     time_bank_ms: int = 15_000,
     league: League | None = None,
+    members: Sequence[Member] = (),
+    names: Sequence[str] = (),
+    users: Sequence[User] = (),
 ) -> Tournament:
     """A tournament taking entrants; seating and games come when it starts.
 
     A club's tournament (``league``) takes its entrants from the league's roster and is
-    run by the league's organisers too; only they may create one.
+    run by the league's organisers too; only they may create one. Entrants given here
+    (roster ``members``, guests by ``names``, accounts as ``users``) join in the same
+    transaction, and must then be a field the table sizes can seat: a page creates the
+    tournament and its field at once, or nothing. A refusal about them names the
+    argument in ``details.field``.
     """
     if league is not None:
         roster.require_league_organiser(league, by)
@@ -67,13 +78,21 @@ def tournament_create(
     if entrants not in Tournament.Entrants.values:
         raise DomainError("invalid", "entrants must be humans or bots", {"field": "entrants"})
     if not 1 <= rounds <= MAX_ROUNDS:
-        raise DomainError("invalid", f"rounds must be from 1 to {MAX_ROUNDS}", {"field": "rounds"})
+        raise DomainError(
+            "invalid",
+            _("A tournament has from 1 to %(n)d rounds.") % {"n": MAX_ROUNDS},
+            {"field": "rounds"},
+        )
     sizes = sorted(set(table_sizes))
     if not sizes or any(not 2 <= s <= min(6, rules.max_players) for s in sizes):
-        raise DomainError("invalid", "table sizes must be from 2 to 6", {"field": "table_sizes"})
+        raise DomainError(
+            "invalid", _("Tables seat from 2 to 6 players."), {"field": "table_sizes"}
+        )
     if preferred_size not in sizes:
         raise DomainError(
-            "invalid", "the preferred size must be allowed", {"field": "preferred_size"}
+            "invalid",
+            _("The preferred size must be one of the table sizes allowed."),
+            {"field": "preferred_size"},
         )
     if entrants == Tournament.Entrants.BOTS and play != Tournament.Play.DIGITAL:
         raise DomainError("invalid", "bots play on the platform", {"field": "play"})
@@ -96,7 +115,57 @@ def tournament_create(
         league=league,
     )
     log(competition, by, "tournament_created", name, after={"format": format, "rounds": rounds})
+    _entrants_add(tournament, by, members=members, names=names, users=users)
     return tournament
+
+
+def _entrants_add(
+    tournament: Tournament,
+    by: User,
+    *,
+    members: Sequence[Member],
+    names: Sequence[str],
+    users: Sequence[User],
+) -> None:
+    """The field given at creation; the caller's transaction undoes it all on a refusal."""
+    for member in members:
+        with _about("members"):
+            entrant_add(tournament=tournament, by=by, member=member)
+    for name in names:
+        with _about("names"):
+            entrant_add(tournament=tournament, by=by, name=name)
+    roster_of = Member.objects.filter(league=tournament.league_id, user__in=users)
+    on_roster = {m.user_id: m for m in roster_of} if tournament.league_id and users else {}
+    for user in users:
+        with _about("users"):  # an account on the club's roster enters by its roster name
+            entrant_add(tournament=tournament, by=by, user=user, member=on_roster.get(user.pk))
+    n = len(members) + len(names) + len(users)
+    if n == 0:
+        return  # entrants join later (the API adds them one by one)
+    try:
+        # Refused now rather than at the start: the organiser is still at the form.
+        seating.table_sizes(n, tournament.table_sizes, tournament.preferred_size)
+    except ValueError:
+        raise _cannot_seat(n, tournament.table_sizes, field="table_sizes") from None
+
+
+def _cannot_seat(n: int, sizes: Sequence[int], **details: object) -> DomainError:
+    return DomainError(
+        "cannot_seat",
+        _("%(n)d entrants cannot be seated at tables of %(sizes)s.")
+        % {"n": n, "sizes": ", ".join(map(str, sizes))},
+        {**details, "entrants": n},
+    )
+
+
+@contextmanager
+def _about(field: str) -> Iterator[None]:
+    """Name the argument a refusal is about, so a page shows it beside that field."""
+    try:
+        yield
+    except DomainError as error:
+        details = {**error.details, "field": field}
+        raise DomainError(error.code, error.message, details, error.http_status) from None
 
 
 @transaction.atomic
@@ -129,7 +198,11 @@ def entrant_add(
             user = member.user
             name = name or member.name
         if user is None and tournament.play == Tournament.Play.DIGITAL:
-            raise DomainError("needs_accounts", "Online play needs an account for every entrant.")
+            raise DomainError(
+                "needs_accounts",
+                _("%(name)s has no account: online play needs one for every entrant.")
+                % {"name": name or _("A guest")},
+            )
         name = name or (user.username if user else "")
     if not name:
         raise DomainError("invalid", "An entrant needs a name.", {"field": "name"})
@@ -149,12 +222,14 @@ def tournament_start(*, tournament: Tournament, by: User) -> TournamentRound:
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     require_organiser(tournament.competition, by)
     if tournament.status != Tournament.Status.DRAFT:
-        raise DomainError("tournament_started", "The tournament has already started.", status=409)
+        raise DomainError(
+            "tournament_started", _("The tournament has already started."), status=409
+        )
     n = tournament.competition.competitors.count()
     try:
         seating.table_sizes(n, tournament.table_sizes, tournament.preferred_size)
-    except ValueError as error:
-        raise DomainError("cannot_seat", str(error), {"entrants": n}) from None
+    except ValueError:
+        raise _cannot_seat(n, tournament.table_sizes) from None
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     planned = tournament.rounds if tournament.format == Tournament.Format.ROUND_ROBIN else 1
@@ -167,7 +242,11 @@ def tournament_start(*, tournament: Tournament, by: User) -> TournamentRound:
     )
     for number, tables in enumerate(plan.rounds, start=1):
         TournamentRound.objects.create(
-            tournament=tournament, number=number, plan=tables, status=TournamentRound.Status.SEATED
+            tournament=tournament,
+            number=number,
+            plan=tables,
+            status=TournamentRound.Status.SEATED,
+            quality=asdict(seating.quality(plan.rounds[:number])),
         )
     log(
         tournament.competition,
@@ -300,15 +379,20 @@ def results_complete(tournament: Tournament, games: Any) -> bool:
 
 def _plan_swiss(tournament: Tournament, number: int) -> None:
     history = seating.History()
-    for past in TournamentRound.objects.filter(tournament=tournament, number__lt=number).order_by(
-        "number"
-    ):
-        history.record(past.plan)
+    earlier = TournamentRound.objects.filter(tournament=tournament, number__lt=number)
+    plans = list(earlier.order_by("number").values_list("plan", flat=True))
+    for plan in plans:
+        history.record(plan)
     numbers = dict(tournament.competition.competitors.values_list("pk", "number"))
     order = [numbers[row["competitor"]] for row in selectors.standings(tournament.competition)]
     sizes = seating.table_sizes(len(order), tournament.table_sizes, tournament.preferred_size)
     tables = seating.swiss_tables(order, sizes, history)
-    TournamentRound.objects.create(tournament=tournament, number=number, plan=tables)
+    TournamentRound.objects.create(
+        tournament=tournament,
+        number=number,
+        plan=tables,
+        quality=asdict(seating.quality([*plans, tables])),
+    )
 
 
 def _jsonable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
