@@ -29,17 +29,28 @@ def demo_pages() -> list[str]:
     nights = list(GameNight.objects.filter(season=season).order_by("date"))
     sheet = Game.objects.filter(competition_entries__night=nights[0]).first()
     assert sheet is not None
+    cup = Tournament.objects.get(league=league)
+    player = season.competition.competitors.order_by("number").first()
+    assert player is not None
     return [
         "/",
         "/leagues/",
+        "/leagues/new/",
         f"/leagues/{league.slug}/",
         f"/leagues/{league.slug}/roster/",
+        f"/leagues/{league.slug}/seasons/new/",
         f"/seasons/{season.pk}/",
+        f"/seasons/{season.pk}/standings/",
+        f"/seasons/{season.pk}/players/{player.pk}/",
         *(f"/nights/{n.pk}/" for n in nights),
+        f"/nights/{nights[0].pk}/standings/",
         f"/nights/{nights[0].pk}/seating/",
         f"/nights/{nights[0].pk}/projector/",
         f"/sheets/{sheet.pk}/",
         "/tournaments/",
+        f"/tournaments/new/?league={league.slug}",
+        f"/tournaments/{cup.pk}/",
+        f"/tournaments/{cup.pk}/standings/",
         "/games/",
         "/ladder/",
     ]
