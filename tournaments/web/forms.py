@@ -6,6 +6,7 @@ A service's refusal (a DomainError) is shown beside the field it names
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django import forms
@@ -87,6 +88,8 @@ class RulesForm(PageForm):
 
 
 class LeagueForm(RulesForm):
+    error_fields: ClassVar[Mapping[str, str]] = {"slug_taken": "slug"}
+
     name = forms.CharField(label=_("Club or league name"), max_length=120)
     slug = forms.SlugField(
         label=_("Short name for its address"),
@@ -131,6 +134,12 @@ class NightForm(PageForm):
 
 
 class MemberForm(PageForm):
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "name_taken": "name",
+        "already_on_roster": "username",
+        "no_such_user": "username",
+    }
+
     name = forms.CharField(
         label=_("Name"),
         max_length=80,
@@ -152,6 +161,12 @@ class MemberForm(PageForm):
 
 
 class LinkForm(PageForm):
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "already_on_roster": "username",
+        "already_entered": "username",
+        "no_such_user": "username",
+    }
+
     username = forms.CharField(label=_("Account"), max_length=150)
 
 

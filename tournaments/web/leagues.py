@@ -40,7 +40,7 @@ def league_new(request: HttpRequest) -> HttpResponse:
                 rules=rules,
             )
         except DomainError as error:
-            form.refuse(error, {"slug_taken": "slug"})
+            form.refuse(error)
         else:
             return redirect("league", slug=league.slug)
     return render(
@@ -96,25 +96,32 @@ def roster_page(request: HttpRequest, slug: str) -> HttpResponse:
                     user=user_named(form.cleaned_data["username"]),
                 )
             except DomainError as error:
-                form.refuse(
-                    error,
-                    {
-                        "name_taken": "name",
-                        "already_on_roster": "username",
-                        "no_such_user": "username",
-                    },
-                )
+                form.refuse(error)
             else:
                 return redirect(f"{request.path}?added={member.pk}#member-{member.pk}")
-    members = league.members.select_related("user").order_by(Lower("name"))
+    return _roster(request, league, form=form, added=request.GET.get("added"))
+
+
+def _roster(
+    request: HttpRequest,
+    league: League,
+    *,
+    form: MemberForm,
+    link: tuple[int, LinkForm] | None = None,
+    added: str | None = None,
+) -> HttpResponse:
+    """The roster page, with any refusal beside the field it is about."""
     context = {
         "league": league,
-        "members": members,
+        "members": league.members.select_related("user").order_by(Lower("name")),
         "form": form,
-        "organiser": organiser,
-        "added": request.GET.get("added"),
+        "organiser": selectors.is_league_organiser(league, request.user),
+        "added": added,
+        "link_member": link[0] if link else None,
+        "link_form": link[1] if link else None,
     }
-    return render(request, "tournaments/roster.html", context, status=400 if form.errors else 200)
+    failed = form.errors or (link and link[1].errors)
+    return render(request, "tournaments/roster.html", context, status=400 if failed else 200)
 
 
 @require_POST
@@ -130,26 +137,10 @@ def member_link(request: HttpRequest, slug: str, member_id: int) -> HttpResponse
             assert account is not None  # the form requires a username
             roster.member_link(member=member, by=signed_in(request), user=account)
         except DomainError as error:
-            form.refuse(
-                error,
-                {
-                    "already_on_roster": "username",
-                    "already_entered": "username",
-                    "no_such_user": "username",
-                },
-            )
+            form.refuse(error)
         else:
             return redirect(f"{league_roster_url(league)}#member-{member.pk}")
-    members = league.members.select_related("user").order_by(Lower("name"))
-    context = {
-        "league": league,
-        "members": members,
-        "form": MemberForm(),
-        "organiser": selectors.is_league_organiser(league, request.user),
-        "link_form": form,
-        "link_member": member.pk,
-    }
-    return render(request, "tournaments/roster.html", context, status=400)
+    return _roster(request, league, form=MemberForm(), link=(member.pk, form))
 
 
 def league_roster_url(league: League) -> str:

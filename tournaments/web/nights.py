@@ -124,10 +124,7 @@ def night_newcomer(request: HttpRequest, pk: int) -> HttpResponse:
                 user=user_named(form.cleaned_data["username"]),
             )
         except DomainError as error:
-            form.refuse(
-                error,
-                {"name_taken": "name", "already_on_roster": "username", "no_such_user": "username"},
-            )
+            form.refuse(error)
         else:
             return redirect(
                 f"{reverse('night', args=[night.pk])}#member-{checkin.competitor.member_id}"
