@@ -94,3 +94,24 @@ def test_a_typo_sent_from_the_queue_comes_back_beside_its_field(
     )
     expect(page.locator("#id_seat_1")).to_have_value("151")
     assert not ScoreRecord.objects.filter(game=table).exists()
+
+
+def test_rounds_typed_after_the_session_ended_wait_until_the_player_signs_in_again(
+    open_page: Callable[..., Page], table: Game
+) -> None:
+    page = phone(open_page, table)
+    page.context.clear_cookies()  # the session ended (expired, or signed out elsewhere)
+    type_round(page, "300", "150", "0")
+    page.get_by_role("button", name=re.compile(r"^Record round 1")).click()
+
+    expect(page.locator("#sync")).to_contain_text("You are signed out")
+    expect(page.locator("#sync")).to_contain_text("Round 1: Alice 300, Bob 150, Dora 0")
+    assert not ScoreRecord.objects.filter(game=table).exists()
+
+    page.locator("#sync-signin").get_by_role("link", name="Sign in").click()
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(DEFAULT_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+
+    expect(page.locator("#round-1")).to_be_visible(timeout=15_000)
+    assert ScoreRecord.objects.get(game=table).dollars == [300_000, 150_000, 0]

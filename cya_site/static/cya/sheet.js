@@ -73,6 +73,7 @@
       list.appendChild(item);
     });
     box.hidden = queue.length === 0 && !status;
+    document.getElementById("sync-signin").hidden = status !== words.signin;
     box.querySelector("h2").hidden = queue.length === 0;
     document.getElementById("sync-status").textContent =
       status || (queue.length && !navigator.onLine ? words.offline : "");
@@ -110,16 +111,24 @@
     });
   }
 
+  // The page's own CSRF token: a round kept from before a sign-in carries a stale one.
+  function csrfToken() {
+    var field = document.querySelector("[name=csrfmiddlewaretoken]");
+    return field ? field.value : "";
+  }
+
   function post(entry) {
     var body = new FormData();
+    var token = csrfToken();
     Object.keys(entry.fields).forEach(function (name) {
-      body.append(name, entry.fields[name]);
+      body.append(name, name === "csrfmiddlewaretoken" ? token : entry.fields[name]);
     });
     return fetch(entry.url, {
       method: "POST",
       body: body,
       credentials: "same-origin",
-      headers: { "HX-Request": "true", "X-CSRFToken": entry.fields.csrfmiddlewaretoken },
+      redirect: "manual", // a redirect means the session ended: never mistake it for a save
+      headers: { "HX-Request": "true", "X-CSRFToken": token },
     });
   }
 
@@ -170,17 +179,27 @@
     var entry = queue[0];
     post(entry)
       .then(function (response) {
+        if (response.type === "opaqueredirect") {
+          sending = false; // signed out: the rounds stay here until the player signs in
+          render(load(), words.signin);
+          return;
+        }
         return response.text().then(function (html) {
           sending = false;
           var now = load();
-          if (response.ok) {
+          var sheet = html.indexOf('id="sheet-body"') !== -1; // our answer, not a stranger's
+          if (response.status === 403 && !sheet) {
+            render(now, words.signin); // the session or its CSRF cookie is gone: keep it all
+            return;
+          }
+          if (response.ok && sheet) {
             now.shift();
             save(now);
             var form = entryForm();
             show(html, !!form && form.elements.key.value === entry.key); // the form just sent
             render(now, now.length ? words.sending : words.saved);
             flush();
-          } else if (response.status >= 400 && response.status < 500) {
+          } else if (sheet && response.status >= 400 && response.status < 500) {
             // Refused (a typo, say): the form comes back with the reason beside the
             // field and what was typed; the rounds after it wait until it is sent again.
             now.shift();
