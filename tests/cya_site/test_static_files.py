@@ -42,6 +42,7 @@ def test_collected_files_are_served_hashed_compressed_and_cached_for_good(tmp_pa
         serve = WhiteNoiseMiddleware(not_static)
         request = RequestFactory().get(f"/static/{css.group(1)}", HTTP_ACCEPT_ENCODING="gzip")
         response = serve(request)
+        response.close()  # whitenoise streams the file: let it go
 
     assert response.status_code == 200
     assert response["Content-Encoding"] == "gzip"
