@@ -43,6 +43,17 @@ TIEBREAK_NAMES = {
 }
 
 
+def tiebreaks_field() -> forms.MultipleChoiceField:
+    """The tie-break order a season or a tournament ranks by (empty: the default)."""
+    return forms.MultipleChoiceField(
+        label=_("Tie-breaks, in this order"),
+        choices=[(c, TIEBREAK_NAMES[c]) for c in CRITERIA],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Leave all unticked for the default order."),
+    )
+
+
 class RulesForm(PageForm):
     """The rules a club's tables play: edition, ending, ties, the cards that change the deck."""
 
@@ -116,13 +127,7 @@ class SeasonForm(PageForm):
     best_of = forms.IntegerField(
         label=_("Count each player's best N nights (optional)"), min_value=1, required=False
     )
-    tiebreaks = forms.MultipleChoiceField(
-        label=_("Tie-breaks, in this order"),
-        choices=[(c, TIEBREAK_NAMES[c]) for c in CRITERIA],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_("Leave all unticked for the default order."),
-    )
+    tiebreaks = tiebreaks_field()
 
 
 class NightForm(PageForm):

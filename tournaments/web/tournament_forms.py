@@ -20,9 +20,8 @@ from accounts.models import User
 from cya_site.errors import DomainError
 from games.engine import RuleSet
 from tournaments.models import League, Member, Tournament
-from tournaments.ranking import CRITERIA
 from tournaments.running import MAX_ROUNDS
-from tournaments.web.forms import TIEBREAK_NAMES, RulesForm
+from tournaments.web.forms import RulesForm, tiebreaks_field
 from tournaments.web.pages import user_named
 
 SIZES = [(n, str(n)) for n in range(2, 7)]
@@ -116,13 +115,7 @@ class TournamentForm(RulesForm):
         ),
         help_text=gettext_lazy("One username a line (or separated by commas)."),
     )
-    tiebreaks = forms.MultipleChoiceField(
-        label=gettext_lazy("Tie-breaks, in this order"),
-        choices=[(c, TIEBREAK_NAMES[c]) for c in CRITERIA],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=gettext_lazy("Leave all unticked for the default order."),
-    )
+    tiebreaks = tiebreaks_field()
 
     def __init__(self, *args: Any, league: League | None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
