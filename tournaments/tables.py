@@ -54,6 +54,17 @@ class Table:
     disputed: bool
     winners: tuple[int, ...]  # seats, once the game has ended
 
+    @property
+    def ended(self) -> bool:
+        """Whether the table's game has ended (or was voided)."""
+        return self.status in (Game.Status.FINISHED, Game.Status.ABORTED)
+
+    @property
+    def settled(self) -> bool:
+        """Ended with every round confirmed: what a tournament round waits for
+        (tournaments.results.counts, read from the sheet's figures)."""
+        return self.ended and not self.waiting and not self.disputed
+
 
 @dataclass(frozen=True)
 class DrawnRound:
@@ -67,7 +78,7 @@ class DrawnRound:
     @property
     def finished(self) -> bool:
         """Whether every table's game has ended."""
-        return all(t.status in (Game.Status.FINISHED, Game.Status.ABORTED) for t in self.tables)
+        return all(t.ended for t in self.tables)
 
 
 def night_rounds(night: GameNight) -> list[DrawnRound]:
@@ -243,6 +254,14 @@ class Sheet:
     def may_enter(self, user: User | object) -> bool:
         """Whether the user may enter rounds: a player at the table or an organiser."""
         return self.seat_of(user) is not None or selectors.is_organiser(self.competition, user)
+
+
+def sitters(game: Game) -> tuple[Sitter, ...]:
+    """The players at a recorded game's table, in seat order (one query)."""
+    return tuple(
+        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id)
+        for e in GameEntry.objects.filter(game=game).select_related("competitor").order_by("seat")
+    )
 
 
 def sheet(game: Game) -> Sheet:

@@ -244,8 +244,8 @@ def _entry_state(sheet: tables.Sheet) -> str:
 def sheet_enter(request: HttpRequest, pk: int) -> HttpResponse:
     """Record the next round (a seated player or an organiser)."""
     game = _game(pk)
-    sheet = tables.sheet(game)
-    form = RoundForm(request.POST, players=sheet.players)
+    players = tables.sitters(game)  # the form's fields; the sheet is read after the write
+    form = RoundForm(request.POST, players=players)
     if form.is_valid():
         try:
             recording.round_record(
@@ -257,7 +257,7 @@ def sheet_enter(request: HttpRequest, pk: int) -> HttpResponse:
             )
         except DomainError as error:
             if error.code == "stale_round":  # the typed values stay, for the round now next
-                form = _moved_on(request, sheet.players, error)
+                form = _moved_on(request, players, error)
             form.refuse(error)
             return _answer(request, game, status=_status(error), entry=form)
         return _answer(request, game)
@@ -291,8 +291,7 @@ def sheet_vote(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def sheet_correct(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Correct a round, or remove the last one (organisers, with a reason)."""
     game = _game(pk)
-    sheet = tables.sheet(game)
-    form = CorrectionForm(request.POST, players=sheet.players, number=number)
+    form = CorrectionForm(request.POST, players=tables.sitters(game), number=number)
     if form.is_valid():
         try:
             recording.round_correct(

@@ -58,7 +58,7 @@ class RoundView:
     @property
     def waiting(self) -> tuple[Table, ...]:
         """The tables still keeping the round open: playing, disputed, or unconfirmed."""
-        return tuple(t for t in self.tables if _unfinished(t))
+        return tuple(t for t in self.tables if not t.settled)
 
 
 @dataclass(frozen=True)
@@ -195,11 +195,6 @@ def _figures(quality: dict[str, int]) -> list[Figure]:
     ]
 
 
-def _unfinished(table: Table) -> bool:
-    finished = table.status in ("finished", "aborted")
-    return not finished or table.waiting > 0 or table.disputed
-
-
 def unfinished_message(tournament: Tournament, number: int) -> str:
     """Why round ``number`` cannot advance yet, naming its tables still to finish."""
     round_ = TournamentRound.objects.get(tournament=tournament, number=number)
@@ -208,9 +203,9 @@ def unfinished_message(tournament: Tournament, number: int) -> str:
         n = table.number + 1
         if table.disputed:
             waiting.append(_("table %(n)d has a disputed round") % {"n": n})
-        elif table.status in ("finished", "aborted") and table.waiting:
+        elif table.ended and table.waiting:
             waiting.append(_("table %(n)d has ended but waits for confirmations") % {"n": n})
-        elif _unfinished(table):
+        elif not table.settled:
             waiting.append(_("table %(n)d is still playing") % {"n": n})
     return _("Round %(round)d cannot advance yet: %(tables)s.") % {
         "round": number,
