@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework_csv.renderers import CSVRenderer
 
 from accounts.models import User
+from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
 from games.engine import RuleSet
@@ -79,15 +80,6 @@ def _user(request: Request) -> User:
     return request.user
 
 
-def _username(name: str | None) -> User | None:
-    if not name:
-        return None
-    user = User.objects.filter(username__iexact=name).first()
-    if user is None:
-        raise DomainError("no_such_user", f"No user is called {name!r}.", {"username": name})
-    return user
-
-
 class StandingsCSV(CSVRenderer):  # type: ignore[misc]  # the package ships no types
     header: ClassVar[list[str]] = [
         "rank", "name", "games", "points", "placement", "dsi", "rounds_won", "wins",
@@ -134,7 +126,7 @@ class LeagueViewSet(
         data = OrganiserInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         league = self.get_object()
-        user = _username(data.validated_data["username"])
+        user = user_named(data.validated_data["username"])
         assert user is not None
         services.league_organiser_add(league=league, by=_user(request), user=user)
         return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data)
@@ -156,7 +148,7 @@ class LeagueViewSet(
             league=league,
             by=_user(request),
             name=data.validated_data["name"],
-            user=_username(data.validated_data["username"]),
+            user=user_named(data.validated_data["username"]),
         )
         return Response(MemberSerializer(member).data, status=201)
 
@@ -209,7 +201,7 @@ class MemberViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Member]):
         """Link a guest to an account: the guest's results everywhere become the account's."""
         data = MemberLinkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = _username(data.validated_data["username"])
+        user = user_named(data.validated_data["username"])
         assert user is not None
         member = roster.member_link(member=self.get_object(), by=_user(request), user=user)
         return Response(MemberSerializer(member).data)
@@ -360,7 +352,7 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         data = CompetitorInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        user = _username(v["username"])
+        user = user_named(v["username"])
         version = None
         if v["bot_version"] is not None:
             version = get_object_or_404(BotVersion, pk=v["bot_version"])

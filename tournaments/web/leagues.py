@@ -13,11 +13,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
+from accounts.selectors import user_named
 from cya_site.errors import DomainError
 from tournaments import roster, selectors, services
 from tournaments.models import GameNight, League, Member, Season, Tournament
 from tournaments.web.forms import LeagueForm, LinkForm, MemberForm, NightForm, SeasonForm
-from tournaments.web.pages import describe_rules, signed_in, user_named
+from tournaments.web.pages import describe_rules, signed_in
 
 
 def league_list(request: HttpRequest) -> HttpResponse:

@@ -18,11 +18,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
+from accounts.selectors import user_named
 from cya_site.errors import DomainError
 from tournaments import nights, selectors, tables
 from tournaments.models import CheckIn, GameNight, Member
 from tournaments.web.forms import DrawForm, MemberForm
-from tournaments.web.pages import describe_rules, is_htmx, signed_in, user_named
+from tournaments.web.pages import describe_rules, is_htmx, signed_in
 
 PROJECTOR_REFRESH_SECONDS = 15
 

@@ -10,7 +10,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
-from cya_site.errors import DomainError
 from cya_site.templatetags.pages import format_dollars
 from games.engine import RuleSet
 
@@ -20,23 +19,6 @@ def signed_in(request: HttpRequest) -> User:
     if not isinstance(request.user, User):
         raise PermissionDenied
     return request.user
-
-
-def user_named(username: str) -> User | None:
-    """The account with this username in any case; None for an empty name.
-
-    Raises DomainError ``no_such_user`` (as the API does) for a name nobody has.
-    """
-    if not username:
-        return None
-    user = User.objects.filter(username__iexact=username).first()
-    if user is None:
-        raise DomainError(
-            "no_such_user",
-            _("Nobody here has the username “%(username)s”.") % {"username": username},
-            {"username": username},
-        )
-    return user
 
 
 def is_htmx(request: HttpRequest) -> bool:

@@ -17,12 +17,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import User
+from accounts.selectors import user_named
 from cya_site.errors import DomainError
 from games.engine import RuleSet
 from tournaments.models import League, Member, Tournament
 from tournaments.running import MAX_ROUNDS
 from tournaments.web.forms import RulesForm, tiebreaks_field
-from tournaments.web.pages import user_named
 
 SIZES = [(n, str(n)) for n in range(2, 7)]
 FORMATS = (
