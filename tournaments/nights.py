@@ -33,8 +33,16 @@ from tournaments.models import (
 )
 from tournaments.services import competitor_of_member, log, require_organiser
 
-DEFAULT_SIZES = (3, 4, 5)  # tables of 4, and of 5 or 3 where the count demands
 DEFAULT_PREFERRED = 4
+
+
+def sizes_around(preferred: int) -> tuple[int, ...]:
+    """Tables of the preferred size, and one more or one fewer where the count demands
+    (within 2 to 6): 4 gives 3, 4, 5."""
+    return tuple(s for s in (preferred - 1, preferred, preferred + 1) if 2 <= s <= 6)
+
+
+DEFAULT_SIZES = sizes_around(DEFAULT_PREFERRED)
 
 
 @transaction.atomic

@@ -207,3 +207,9 @@ def test_only_organisers_draw(
         by=request.getfixturevalue(player),
     )
     assert not NightRound.objects.exists()
+
+
+def test_the_sizes_around_a_preferred_table_stay_within_two_to_six() -> None:
+    assert nights.sizes_around(4) == nights.DEFAULT_SIZES == (3, 4, 5)
+    assert nights.sizes_around(6) == (5, 6)
+    assert nights.sizes_around(2) == (2, 3)

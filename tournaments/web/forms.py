@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cya_site.forms import PageForm
 from games.engine import InvalidRules, RuleSet
+from tournaments import nights
 from tournaments.ranking import CRITERIA
 
 EDITIONS = (
@@ -188,16 +189,9 @@ class DrawForm(PageForm):
         initial=4,
     )
 
-    SIZES: ClassVar[dict[int, tuple[int, ...]]] = {
-        4: (3, 4, 5),
-        5: (4, 5, 6),
-        3: (2, 3, 4),
-        6: (5, 6),
-    }
-
     def table_sizes(self) -> tuple[int, ...]:
         """The table sizes the chosen preference allows."""
-        return self.SIZES[self.cleaned_data["preferred_size"]]
+        return nights.sizes_around(self.cleaned_data["preferred_size"])
 
 
 class DayField(forms.DateField):
