@@ -6,6 +6,7 @@ DRF view. Codes are stable and documented in docs/errors.md: never rename one.
 """
 
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +14,9 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
 from django.urls import Resolver404, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -37,11 +40,16 @@ class DomainError(Exception):
         details: Mapping[str, Any] | None = None,
         status: int = 400,
     ) -> None:
-        super().__init__(message)
         self.code = code
-        self.message = message
+        self.message = str(message)  # a lazy translation, made text: args must serialise
         self.details = dict(details or {})
         self.http_status = status
+        # Every argument, as the result backend stores an exception (its class and args)
+        # and rebuilds it by calling the class with them: a task's refusal comes back whole.
+        super().__init__(code, self.message, self.details, status)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +215,23 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
     return defaults.permission_denied(request, exception or DjangoPermissionDenied())
 
 
+RETRY_AFTER_SECONDS = 5  # what a client is told to wait while the database is away
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
-    """handler500: JSON under /api/, Django's HTML page elsewhere."""
+    """handler500: JSON under /api/, Django's HTML page elsewhere.
+
+    Django calls it while handling the uncaught exception, so that exception is at hand:
+    a database that is restarting or out of reach is no bug of the request's, and is
+    answered 503 ``service_unavailable`` with ``Retry-After`` instead.
+    """
+    if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+        if _is_api(request):
+            message = "The service cannot reach its database; try again shortly."
+            return _json(ApiError(503, "service_unavailable", message, {}, headers))
+        page = loader.get_template("503.html").render()
+        return HttpResponse(page, status=503, headers=headers)
     if _is_api(request):
         return _json(ApiError(500, "server_error", "Internal server error."))
     return defaults.server_error(request)

@@ -13,11 +13,16 @@ class EngineError(Exception):
     code = "engine_error"
     http_status = 400
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, code: str | None = None) -> None:
+        # every argument in args: a task's result backend rebuilds an error from its class
+        # and args, so a code given here survives the trip
+        super().__init__(message, code)
         if code is not None:
             self.code = code
         self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class InvalidRules(EngineError):
@@ -25,8 +30,9 @@ class InvalidRules(EngineError):
 
     code = "invalid_rules"
 
-    def __init__(self, message: str, *, field: str) -> None:
+    def __init__(self, message: str, field: str) -> None:
         super().__init__(message)
+        self.args = (message, field)  # rebuilt whole from its args, as EngineError
         self.field = field
 
 
