@@ -11,14 +11,19 @@ The limits are DRF's settings: ``DEFAULT_THROTTLE_RATES`` ``anon`` for anonymous
 ``throttle_scope`` rate on top. A fixed window lets a client spend up to its limit at the
 end of one window and again at the start of the next; the limits are there against
 runaway clients, and that slack is the price of a constant cost per request.
+
+The limits fail open: while Redis cannot be reached, requests are not counted and are let
+through (a warning is logged), so an outage of Redis costs the limits, not the site.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 import weakref
 from typing import TYPE_CHECKING, Any, cast
 
+import redis
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest
@@ -29,6 +34,7 @@ from rest_framework.throttling import BaseThrottle
 if TYPE_CHECKING:  # rest_framework.views imports this module (through its settings)
     from rest_framework.views import APIView
 
+log = logging.getLogger(__name__)
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -97,7 +103,11 @@ def _count(keys: list[tuple[str, int]]) -> list[int]:
     """Add one to each counter (created to expire with its window); their new values."""
     cache = caches["default"]
     if isinstance(cache, RedisCache):
-        return _count_in_redis(cache, keys)
+        try:
+            return _count_in_redis(cache, keys)
+        except redis.RedisError as error:  # fail open: uncounted, let through
+            log.warning("request rates not counted (%s)", error)
+            return [0] * len(keys)
     counts = []
     for key, seconds in keys:
         cache.add(key, 0, seconds + 1)

@@ -9,10 +9,15 @@ what counts. Subscribing happens before the first check, so a change between the
 and the wait is never missed. Without Redis (the embedded defaults of ``make run``) it
 checks every half second instead: the client still makes one request per change, the
 server does the waiting.
+
+Announcing is best-effort: a change has committed before it is announced, so a Redis
+that cannot be reached costs the listeners their wake-up, never the change (a warning is
+logged). Streams and waiters check the rows, and catch up at their next check.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +29,9 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+log = logging.getLogger(__name__)
 POLL_SECONDS = 0.5
+CONNECT_SECONDS = 2.0
 
 
 def channel(game_id: int) -> str:
@@ -47,7 +54,8 @@ def _namespace() -> str:
 
 @cache
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL)
+    # a Redis that is down refuses at once; one that is unreachable must not hang requests
+    return redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=CONNECT_SECONDS)
 
 
 def publish(
@@ -76,7 +84,7 @@ def publish(
         for seat in range(seats):
             pipe.publish(seat_channel(game_id, seat), framed)
     if batched is None:
-        pipe.execute()
+        _send(pipe)
 
 
 _batch = threading.local()
@@ -95,7 +103,15 @@ def batch() -> Iterator[None]:
     finally:
         _batch.pipe = None
         if len(pipe):  # what was published is announced, even if the block then failed
-            pipe.execute()
+            _send(pipe)
+
+
+def _send(pipe: redis.client.Pipeline) -> None:
+    """Send the announcements; a Redis out of reach loses them, never the change."""
+    try:
+        pipe.execute()
+    except redis.RedisError as error:
+        log.warning("changes not announced (%s): listeners catch up from the rows", error)
 
 
 class Message(NamedTuple):
@@ -120,14 +136,25 @@ def message(data: bytes) -> Message:
 
 
 def wait_for_change(game_id: int, changed: Callable[[], bool], timeout: float) -> bool:
-    """Block until ``changed()`` is true or ``timeout`` ends; returns its last answer."""
+    """Block until ``changed()`` is true or ``timeout`` ends; returns its last answer.
+
+    Subscribed to the game's channel when there is Redis; polling every half second
+    without it, or from the moment it cannot be reached.
+    """
     deadline = time.monotonic() + timeout
-    if not settings.REDIS_URL:
+    if settings.REDIS_URL:
+        try:
+            return _wait_subscribed(game_id, changed, deadline)
+        except redis.RedisError as error:
+            log.warning("game %s: waiting by polling (%s)", game_id, error)
+    done = changed()
+    while not done and time.monotonic() < deadline:
+        time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
         done = changed()
-        while not done and time.monotonic() < deadline:
-            time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
-            done = changed()
-        return done
+    return done
+
+
+def _wait_subscribed(game_id: int, changed: Callable[[], bool], deadline: float) -> bool:
     pubsub = _client().pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
     try:
         pubsub.subscribe(channel(game_id))

@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
+from cya_site import dispatch
 from cya_site.errors import DomainError
 from games import eventlog, feed, notify, selectors, store
 from games.engine import (
@@ -665,11 +666,11 @@ def _after_commit(
     if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
         end = (game.seat_count, feed.end_line(game))
 
-    def announce() -> None:
+    def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
         notify.publish(game_id, (version, status), update, decision, end)
         if deadline is not None:
             from games.tasks import enforce_deadline
 
-            enforce_deadline.apply_async((game_id, version), eta=deadline)
+            dispatch.send(enforce_deadline, (game_id, version), eta=deadline)
 
     transaction.on_commit(announce)

@@ -5,6 +5,7 @@ REDIS_URL at the local servers) and stops at once, loudly, when either is unreac
 """
 
 import os
+import socket
 import subprocess
 import sys
 import uuid
@@ -22,6 +23,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.celery import app as celery_app
+from games import notify
 from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
 from tests.clients import authenticate
 from tests.factories import UserFactory
@@ -214,3 +216,30 @@ def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactor
             worker.wait()
         redis.Redis.from_url(settings.REDIS_URL).delete(TEST_QUEUE)
         log.close()
+
+
+# --- Outages ------------------------------------------------------------------------------
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def redis_away(settings: Settings) -> Iterator[str]:
+    """Redis out of reach for the cache (the throttle's counters) and the announcements."""
+    url = f"redis://127.0.0.1:{closed_port()}/0"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+    settings.REDIS_URL = url
+    notify._client.cache_clear()
+    yield url
+    notify._client.cache_clear()
