@@ -6,6 +6,7 @@ import secrets
 from random import Random
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 
 from bots import services
@@ -14,8 +15,15 @@ from bots.models import BotVersion, Match, MatchEntry
 from games.engine import RuleSet
 
 
+@transaction.atomic
 def schedule() -> list[Match]:
-    """Create ladder matches until LADDER_TABLES are scheduled or running."""
+    """Create ladder matches until LADDER_TABLES are scheduled or running.
+
+    Single-flight: while one run schedules, another (beat fired twice, two beats) finds
+    it busy and creates nothing, so the ladder is never overbooked.
+    """
+    if not services.single_flight(services.LEASE_LADDER):
+        return []
     busy_states = (Match.Status.SCHEDULED, Match.Status.RUNNING)
     running = Match.objects.filter(kind=Match.Kind.LADDER, status__in=busy_states).count()
     rng = Random(secrets.randbits(64))

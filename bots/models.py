@@ -65,6 +65,9 @@ class BotVersion(models.Model):
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     validated_at = models.DateTimeField(null=True, blank=True)
+    dispatched_at = models.DateTimeField(
+        default=timezone.now, help_text="When its validation was last sent to the workers"
+    )
     validation_log = models.JSONField(default=list, blank=True)
     mu = models.FloatField(default=DEFAULT_MU)
     sigma = models.FloatField(default=DEFAULT_SIGMA)
@@ -110,6 +113,9 @@ class Match(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    dispatched_at = models.DateTimeField(
+        default=timezone.now, help_text="When it was last sent to the workers to be played"
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     rated_at = models.DateTimeField(null=True, blank=True)
     void_reason = models.CharField(max_length=200, blank=True)

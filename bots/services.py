@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, NamedTuple, cast
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -33,7 +33,7 @@ from bots.models import (
     Strike,
 )
 from bots.strategies import STRATEGIES
-from cya_site import rows
+from cya_site import dispatch, rows
 from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
@@ -41,7 +41,6 @@ from games.models import Game, Seat
 
 PLATFORM_USERNAME = "platform"
 MAX_STRIKES = 3
-LEASE_NAMESPACE = 0x626F7473  # "bots": the first key of a match's advisory lock
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,39}$")
 
 
@@ -79,10 +78,18 @@ def bot_create(*, owner: User, name: str, kind: str, description: str = "") -> B
     username = f"bot.{name}"
     if User.objects.filter(username__iexact=username).exists():
         raise DomainError("bot_name_taken", "A bot with this name exists.", {"name": name}, 409)
-    user = User.objects.create_user(username=username, is_bot=True)
-    user.set_unusable_password()
-    user.save(update_fields=["password"])
-    return Bot.objects.create(owner=owner, user=user, name=name, kind=kind, description=description)
+    try:
+        with transaction.atomic():  # two registrations of one name at once: one wins
+            user = User.objects.create_user(username=username, is_bot=True)
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+            return Bot.objects.create(
+                owner=owner, user=user, name=name, kind=kind, description=description
+            )
+    except IntegrityError:
+        raise DomainError(
+            "bot_name_taken", "A bot with this name exists.", {"name": name}, 409
+        ) from None
 
 
 @transaction.atomic
@@ -131,7 +138,7 @@ def version_create(
         version.save(update_fields=["mu"])
     from bots.tasks import validate_version
 
-    transaction.on_commit(lambda: validate_version.delay(version.pk))
+    dispatch.send_on_commit(validate_version, (version.pk,))
     return version
 
 
@@ -216,40 +223,84 @@ def match_create(
     return match
 
 
+LEASE_MATCH = 0x626F7473  # "bots": the first key of a match's advisory lock
+LEASE_VERSION = 0x76657273  # "vers": a version's validation
+LEASE_LADDER = 0x6C616464  # "ladd": the ladder's scheduling (one key)
+LEASE_BUILTIN = 0x6275696C  # "buil": creating the built-in bots (one key)
+
+
 @contextmanager
-def match_lease(match_id: int) -> Iterator[None]:
-    """Hold the match while the block runs: a second run of it (a task delivered twice)
-    waits here until the first ends, so one runner at a time asks its bots and records
-    its strikes.
+def lease(namespace: int, key: int) -> Iterator[bool]:
+    """Hold (``namespace``, ``key``) while the block runs, unless someone else holds it:
+    yields whether this run got it. A second delivery of a task finds its work held by
+    the first and leaves it (the broker redelivers a task that outruns its visibility
+    timeout, the sweep resends work it finds idle for a while).
 
     A PostgreSQL session advisory lock: a worker that dies, even by SIGKILL, drops it
-    with its connection, and the redelivered task goes on. Without PostgreSQL (SQLite
-    for ``make run``, one worker) there is nothing to hold.
+    with its connection, and the work is free for the next run. Without PostgreSQL
+    (SQLite for ``make run``, one worker that runs one task at a time) there is nothing
+    to hold, and every run gets it.
     """
     if connection.vendor != "postgresql":
-        yield
+        yield True
         return
-    key = [LEASE_NAMESPACE, match_id & 0x7FFFFFFF]
+    keys = [namespace, key & 0x7FFFFFFF]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s::int4, %s::int4)", key)
+        cursor.execute("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", keys)
+        (held,) = cursor.fetchone()
+    if not held:
+        yield False
+        return
     try:
-        yield
+        yield True
     finally:
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", key)
-        except DatabaseError:  # the connection is gone, and the lock with it
-            pass
+        _unlock(keys)
 
 
-def match_claim(*, match_id: int) -> Match | None:
+def _unlock(keys: list[int]) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", keys)
+    except DatabaseError:  # the connection is gone, and the lock with it
+        pass
+
+
+def lease_free(namespace: int, key: int) -> bool:
+    """Whether no one holds the lease just now (the sweep's test of idle work)."""
+    with lease(namespace, key) as held:
+        return held
+
+
+def serialised(namespace: int) -> None:
+    """Within a transaction: wait until no other transaction runs under ``namespace``,
+    and keep others waiting until this one ends (get-or-create paths that race)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s::int4, 0)", [namespace])
+
+
+def single_flight(namespace: int) -> bool:
+    """Within a transaction: whether this one is the only one running under
+    ``namespace`` (a transaction-level advisory lock, let go at commit or rollback).
+    Without PostgreSQL, SQLite's one writer at a time is the only guard."""
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s::int4, 0)", [namespace])
+        (held,) = cursor.fetchone()
+    return bool(held)
+
+
+def match_claim(*, match_id: int, attempt: bool = True) -> Match | None:
     """Mark a match running (a rerun after a crash resumes it); None once it has ended.
 
+    Each claim counts an attempt, except a retry after an outage (``attempt`` False):
+    attempts count crashes of the match itself, which give up after a few.
     One conditional UPDATE ... RETURNING: the claim and the row it leaves, in one round trip.
     """
     found = rows.fetch_one(
         _claim_sql(),
-        [Match.Status.RUNNING, timezone.now(), match_id, *ENDED],
+        [Match.Status.RUNNING, int(attempt), timezone.now(), match_id, *ENDED],
         [rows.Columns(Match, rows.quote(Match._meta.db_table))],
     )
     return None if found is None else found[0]
@@ -263,7 +314,7 @@ def _claim_sql() -> str:
     table = rows.quote(Match._meta.db_table)
     returning = rows.Columns(Match, table).sql
     return (
-        f"UPDATE {table} SET status = %s, attempts = attempts + 1, "
+        f"UPDATE {table} SET status = %s, attempts = attempts + %s, "
         f"started_at = COALESCE(started_at, %s) "
         f"WHERE id = %s AND status NOT IN (%s, %s) RETURNING {returning}"
     )

@@ -1,28 +1,51 @@
-"""Celery tasks of the bots app: thin, idempotent, given ids only."""
+"""Celery tasks of the bots app: thin, idempotent, given ids only.
+
+A database or broker outage (cya_site.dispatch.TRANSIENT) is retried with backoff, never
+counted against the work; work that no retry reaches is sent again by ``sweep``.
+"""
 
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from django.utils import timezone
 
-from bots import ladder, runner, services, validation
+from bots import ladder, recovery, runner, services, validation
 from bots.models import BotVersion
+from cya_site import dispatch
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
 
 
-@shared_task(name="bots.play_match", acks_late=True, time_limit=7200, soft_time_limit=7000)
-def play_match(match_id: int) -> str:
+@shared_task(
+    name="bots.play_match",
+    bind=True,
+    acks_late=True,
+    time_limit=7200,
+    soft_time_limit=7000,
+    max_retries=None,
+)
+def play_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     """Play a match to its end and rate it; a rerun resumes it, and rates it only once.
 
     A platform fault (an engine or server error, or a worker crashing again and again)
-    voids the match instead of rating it. A second delivery while the first still runs
-    waits for it (``match_lease``), then finds the match ended.
+    voids the match instead of rating it; an outage only delays it. A second delivery
+    while the first still runs finds the match held and leaves it.
     """
-    with services.match_lease(match_id):
-        match = services.match_claim(match_id=match_id)
+    try:
+        return _play(match_id, attempt=self.request.retries == 0)
+    except dispatch.TRANSIENT as error:
+        log.warning("match %s: %s; retrying", match_id, error)
+        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
+
+
+def _play(match_id: int, *, attempt: bool) -> str:
+    with services.lease(services.LEASE_MATCH, match_id) as held:
+        if not held:
+            return "held elsewhere"
+        match = services.match_claim(match_id=match_id, attempt=attempt)
         if match is None:
             return "already ended"
         if match.attempts > MAX_ATTEMPTS:
@@ -30,6 +53,8 @@ def play_match(match_id: int) -> str:
             return "voided"
         try:
             runner.run_match(match)
+        except dispatch.TRANSIENT:
+            raise  # an outage is no fault of the match: retried, never voided
         except Exception as error:  # a platform fault: never rate what it touched
             log.exception("match %s voided", match_id)
             services.match_void(match=match, reason=f"{type(error).__name__}: {error}")
@@ -37,14 +62,35 @@ def play_match(match_id: int) -> str:
         return "finished"
 
 
-@shared_task(name="bots.validate_version", acks_late=True, time_limit=3600, soft_time_limit=3500)
-def validate_version(version_id: int) -> str:
+@shared_task(
+    name="bots.validate_version",
+    bind=True,
+    acks_late=True,
+    time_limit=3600,
+    soft_time_limit=3500,
+    max_retries=None,
+)
+def validate_version(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
     """Handshake and one validation game at a full table before a version is ranked."""
-    version = BotVersion.objects.select_related("bot").get(pk=version_id)
-    # VALIDATING too: a redelivery after the worker died mid-validation finishes it
-    if version.status not in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING):
-        return version.status
-    return validation.validate(version).status
+    try:
+        with services.lease(services.LEASE_VERSION, version_id) as held:
+            if not held:
+                return "held elsewhere"
+            version = BotVersion.objects.select_related("bot").get(pk=version_id)
+            # VALIDATING too: a redelivery after the worker died mid-validation finishes it
+            if version.status not in recovery.VALIDATING:
+                return version.status
+            try:
+                return validation.validate(version).status
+            except dispatch.TRANSIENT:
+                raise
+            except Exception as error:  # a platform fault: said, and never left validating
+                log.exception("validation of version %s failed", version_id)
+                note = f"validation stopped by a platform fault ({type(error).__name__})"
+                return services.version_validated(version=version, passed=False, log=[note]).status
+    except dispatch.TRANSIENT as error:
+        log.warning("version %s: %s; retrying", version_id, error)
+        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
 
 
 @shared_task(name="bots.schedule_ladder", time_limit=60, soft_time_limit=50)
@@ -52,5 +98,17 @@ def schedule_ladder() -> int:
     """Keep the ladder's tables playing: start matches up to the configured number."""
     matches = ladder.schedule()
     for match in matches:
-        play_match.delay(match.pk)
+        dispatch.send(play_match, (match.pk,))
     return len(matches)
+
+
+@shared_task(name="bots.sweep", time_limit=120, soft_time_limit=100)
+def sweep() -> int:
+    """Send again the matches and validations a crash or an outage left undone."""
+    now = timezone.now()
+    matches, versions = recovery.idle_matches(now), recovery.idle_validations(now)
+    for match_id in matches:
+        dispatch.send(play_match, (match_id,))
+    for version_id in versions:
+        dispatch.send(validate_version, (version_id,))
+    return len(matches) + len(versions)

@@ -7,6 +7,9 @@ sees the log: the handshake's answer, every strike with its reason, and the game
 
 from __future__ import annotations
 
+from django.db import transaction
+
+from accounts.models import User
 from bots import runner, services, webhook
 from bots.models import Bot, BotVersion, Match, SeatControl
 from games.engine import RuleSet
@@ -15,21 +18,45 @@ BUILTIN_OPPONENTS = ("shark", "greedy", "random")
 
 
 def builtin_versions() -> list[BotVersion]:
-    """The platform's built-in bots (created on first use), one ready version each."""
-    owner = services.platform_user()
-    out = []
-    for name in BUILTIN_OPPONENTS:
-        bot = Bot.objects.filter(name=f"builtin-{name}").first()
-        if bot is None:
-            bot = services.bot_create(owner=owner, name=f"builtin-{name}", kind=Bot.Kind.BUILTIN)
-        version = bot.versions.filter(status=BotVersion.Status.READY).first()
-        if version is None:
-            version = BotVersion.objects.create(
-                bot=bot, number=bot.versions.count() + 1, strategy=name,
-                status=BotVersion.Status.READY, validation_log=["built in"],
-            )  # fmt: skip
-        out.append(version)
-    return out
+    """The platform's built-in bots (created on first use), one ready version each.
+
+    Race-free: validations started together on a fresh site create them once (the
+    first takes a lock, the others wait for it and then find them).
+    """
+    found = _builtin_ready()
+    if found is not None:
+        return found
+    with transaction.atomic():
+        services.serialised(services.LEASE_BUILTIN)
+        owner = services.platform_user()
+        return [_builtin(owner, name) for name in BUILTIN_OPPONENTS]
+
+
+def _builtin_ready() -> list[BotVersion] | None:
+    """The built-in versions if every one exists (two queries), else None."""
+    names = [f"builtin-{name}" for name in BUILTIN_OPPONENTS]
+    ready = {
+        v.bot.name: v
+        for v in BotVersion.objects.filter(
+            bot__name__in=names, status=BotVersion.Status.READY
+        ).select_related("bot")
+    }
+    if len(ready) < len(names):
+        return None
+    return [ready[name] for name in names]
+
+
+def _builtin(owner: User, name: str) -> BotVersion:
+    bot = Bot.objects.filter(name=f"builtin-{name}").first()
+    if bot is None:
+        bot = services.bot_create(owner=owner, name=f"builtin-{name}", kind=Bot.Kind.BUILTIN)
+    version = bot.versions.filter(status=BotVersion.Status.READY).first()
+    if version is None:
+        version = BotVersion.objects.create(
+            bot=bot, number=bot.versions.count() + 1, strategy=name,
+            status=BotVersion.Status.READY, validation_log=["built in"],
+        )  # fmt: skip
+    return version
 
 
 def validate(version: BotVersion) -> BotVersion:

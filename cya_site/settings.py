@@ -188,9 +188,17 @@ except ValueError:
 if not 0 <= LADDER_EXPLORATION <= 1:
     raise ImproperlyConfigured("LADDER_EXPLORATION must be a number from 0 to 1")
 LADDER_EVERY_SECONDS = env_int("LADDER_EVERY_SECONDS", 10, minimum=1)
+# Recovery (cya_site.dispatch): every SWEEP_EVERY_SECONDS, work left undone by a crash or
+# an outage for more than SWEEP_AFTER_SECONDS (a match or a validation no worker holds, a
+# deadline whose task was lost) is sent again; at most SWEEP_BATCH of each kind per sweep.
+SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 30, minimum=1)
+SWEEP_AFTER_SECONDS = env_int("SWEEP_AFTER_SECONDS", 120, minimum=1)
+SWEEP_BATCH = env_int("SWEEP_BATCH", 100, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "ladder": {"task": "bots.schedule_ladder", "schedule": float(LADDER_EVERY_SECONDS)},
-    "results": {"task": "tournaments.sync_results", "schedule": 30.0},
+    "results": {"task": "tournaments.sync_results", "schedule": float(SWEEP_EVERY_SECONDS)},
+    "sweep": {"task": "bots.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
+    "deadlines": {"task": "games.sweep_deadlines", "schedule": float(SWEEP_EVERY_SECONDS)},
 }
 
 # benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production
@@ -199,7 +207,13 @@ BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # the throttle counts here on every request: a Redis out of reach must fail
+            # fast (the throttle then lets requests through, cya_site.throttling)
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -233,8 +247,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    # Longer than any task's time limit, or acks_late would redeliver running tasks.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    # An unacknowledged task (acks_late) whose worker died comes back after this long. A
+    # task that runs longer is delivered a second time too: the long ones (a match, a
+    # validation) hold a lease, so that copy finds it held and leaves at once.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("BROKER_VISIBILITY_TIMEOUT", 300, minimum=10)
+    }
 else:
     # Embedded transport for a bare machine: kombu's filesystem broker, where the
     # producer's "out" folder is the consumer's "in" folder (one machine, one queue set).

@@ -13,10 +13,10 @@ import time
 from typing import Any
 
 import httpx
-from django.db import transaction
 from django.utils import timezone
 
 from bots.webhook import sign
+from cya_site import dispatch
 from games.models import Game
 from tournaments.models import Competition, Delivery, Result, Webhook
 
@@ -32,8 +32,8 @@ def publish(competition: Competition, event: str, payload: dict[str, Any]) -> li
     if deliveries:
         from tournaments.tasks import deliver
 
-        ids = [d.pk for d in deliveries]
-        transaction.on_commit(lambda: [deliver.delay(i) for i in ids])
+        for delivery in deliveries:  # a broker that cannot take them loses the notice only
+            dispatch.send_on_commit(deliver, (delivery.pk,))
     return deliveries
 
 

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from bots import services as bot_services
 from bots.models import BotVersion, Match
+from cya_site import dispatch
 from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
@@ -304,10 +305,10 @@ def _open(tournament: Tournament, number: int) -> TournamentRound:
             _enter(tournament, round_, index, game, seated)
     round_.status = TournamentRound.Status.PLAYING
     round_.save(update_fields=["status"])
-    if matches:
+    if matches:  # if the broker cannot take them now, bots.sweep resends the matches
         from tournaments.tasks import play_round
 
-        transaction.on_commit(lambda: play_round.delay(tournament.pk, number, matches))
+        dispatch.send_on_commit(play_round, (tournament.pk, number, matches))
     return round_
 
 

@@ -22,9 +22,19 @@ def play_round(tournament_id: int, number: int, matches: list[int]) -> None:
 
 @shared_task(name="tournaments.round_finished", time_limit=300, soft_time_limit=280)
 def round_finished(tournament_id: int, number: int) -> int | None:
-    """Take the round's results in and seat (and start) the next round."""
+    """Take the round's results in and seat (and start) the next round.
+
+    A table still playing (its match resent by the sweep after a crash, which the chord
+    does not count) leaves the round to ``sync_results``, which advances it once all its
+    tables have ended.
+    """
     tournament = Tournament.objects.get(pk=tournament_id)
-    next_round = running.round_advance(tournament=tournament, number=number)
+    try:
+        next_round = running.round_advance(tournament=tournament, number=number)
+    except DomainError as error:
+        if error.code != "round_not_finished":
+            raise
+        return None
     return None if next_round is None else next_round.number
 
 
@@ -49,13 +59,14 @@ def deliver(self, delivery_id: int) -> bool:  # type: ignore[no-untyped-def]
 
 @shared_task(name="tournaments.sync_results", time_limit=300, soft_time_limit=280)
 def sync_results() -> int:
-    """Take in finished games of people (bot rounds have their callback), and advance
-    human tournaments whose round has all its tables finished."""
+    """Take in finished games of people, and advance every round whose tables have all
+    finished: people's rounds, and bot rounds whose callback never came (a worker killed,
+    a broker restarted: their matches were resent by bots.sweep, outside the chord)."""
     changed = 0
     for competition in Competition.objects.filter(entries__game__status="finished").distinct():
         changed += services.results_sync(competition=competition)
     for round_ in TournamentRound.objects.filter(
-        status=TournamentRound.Status.PLAYING, tournament__entrants=Tournament.Entrants.HUMANS
+        status=TournamentRound.Status.PLAYING
     ).select_related("tournament"):
         try:
             running.round_advance(tournament=round_.tournament, number=round_.number)

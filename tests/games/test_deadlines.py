@@ -15,13 +15,14 @@ import pytest
 import time_machine
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from games import services
 from games.engine import RuleSet, action_to_json, default_action
 from games.models import Event, Game, Seat
-from games.tasks import enforce_deadline
+from games.tasks import enforce_deadline, sweep_deadlines
 from tests.games.conftest import engine_state, game_url, submit
 
 Clients = Callable[[User], APIClient]
@@ -120,6 +121,24 @@ def test_an_unanswered_decision_gets_the_engines_default_at_its_deadline(
     game.refresh_from_db()
     assert (game.version, game.to_act, game.status) == (1, 1, "active")
     assert Seat.objects.get(game=game, number=0).time_bank_ms == 0
+
+
+def test_a_deadline_whose_task_was_lost_is_enforced_by_the_sweep(
+    alice: User, bob: User, staff: User, settings: Settings
+) -> None:
+    # the broker was down when the decision was made, or restarted with the task in it
+    settings.SWEEP_AFTER_SECONDS = 60
+    game = timed_game(alice, bob, staff, decision_seconds=1, bank_seconds=0)
+    keep_bob_patient(game)
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=59))
+    assert sweep_deadlines() == 0  # within the grace: its task may still come
+
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=61))
+    assert sweep_deadlines() == 1
+    assert sweep_deadlines() == 0
+
+    event = Event.objects.get(game=game, seq=1)
+    assert (event.origin, event.seat) == ("timeout", 0)
 
 
 @pytest.mark.usefixtures("transactional_db")

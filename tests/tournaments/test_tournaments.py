@@ -505,3 +505,25 @@ def test_inactive_webhooks_get_no_deliveries(olga: User) -> None:
         )  # fmt: skip
         assert notifications.publish(competition, "game.result", {}) == []
     assert not Delivery.objects.exists()
+
+
+def test_a_bot_round_whose_callback_never_came_is_advanced_by_the_sync(staff: User) -> None:
+    # the round's matches were played by tasks the sweep resent after a crash, outside the
+    # chord, so round_finished never ran: sync_results advances the round itself
+    tournament = bot_tournament(
+        staff, bot_field(4), format="round_robin", rounds=2, sizes=[4], preferred=4
+    )
+    running.tournament_start(tournament=tournament, by=staff)
+    tasks.sync_results()  # the table still plays: nothing moves
+    first = TournamentRound.objects.get(tournament=tournament, number=1)
+    assert first.status == TournamentRound.Status.PLAYING
+
+    for match in Match.objects.filter(status=Match.Status.SCHEDULED):
+        runner.run_match(match)
+    tasks.sync_results()
+
+    first.refresh_from_db()
+    assert first.status == TournamentRound.Status.FINISHED
+    second = TournamentRound.objects.get(tournament=tournament, number=2)
+    assert second.status == TournamentRound.Status.PLAYING
+    assert tasks.round_finished(tournament.pk, 2) is None  # a callback too early: left be

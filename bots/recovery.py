@@ -1,0 +1,49 @@
+"""Finding the work a crash or an outage left undone: matches and validations no worker holds.
+
+A match is sent to the workers when it is created, a validation when its version is; a
+worker that dies, a database that restarts under a task, a broker that restarts with
+messages in it, can each leave one with no task to finish it. The sweep (``bots.sweep``,
+every SWEEP_EVERY_SECONDS) sends again each one that has waited SWEEP_AFTER_SECONDS since
+it was last sent and that no worker holds (its lease is free). A run that meets work
+already done or held leaves it, so sending twice is harmless.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from bots import services
+from bots.models import BotVersion, Match
+
+BUSY = (Match.Status.SCHEDULED, Match.Status.RUNNING)
+VALIDATING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
+
+
+def idle_matches(now: datetime) -> list[int]:
+    """Matches to send again (marked as sent now): unfinished, idle, held by no one."""
+    stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    found = Match.objects.filter(status__in=BUSY, dispatched_at__lt=stale)
+    return _take(found, services.LEASE_MATCH, stale, now)
+
+
+def idle_validations(now: datetime) -> list[int]:
+    """Versions whose validation to send again, as ``idle_matches``."""
+    stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    found = BotVersion.objects.filter(status__in=VALIDATING, dispatched_at__lt=stale)
+    return _take(found, services.LEASE_VERSION, stale, now)
+
+
+def _take(found: QuerySet[Any], namespace: int, stale: datetime, now: datetime) -> list[int]:
+    """The ids of ``found`` that no one holds, oldest first, each marked sent by a
+    conditional update, so that two sweeps at once send each one once."""
+    ids = found.order_by("dispatched_at").values_list("pk", flat=True)[: settings.SWEEP_BATCH]
+    again = found.model._default_manager.filter(dispatched_at__lt=stale)
+    return [
+        pk
+        for pk in ids
+        if services.lease_free(namespace, pk) and again.filter(pk=pk).update(dispatched_at=now)
+    ]
