@@ -100,3 +100,18 @@ def test_worker_outlives_two_redis_restarts_each_under_a_running_task(
         assert held.get(timeout=RESULT_TIMEOUT) == "held"
         assert_alive(worker, pid)
     assert_still_working(worker, pid)
+
+
+def test_a_task_that_ends_while_redis_is_down_stores_its_result_once_it_is_back(
+    redis_server: RedisServer, worker: Worker, broker: redis.Redis
+) -> None:
+    # result_backend_always_retry: without it the result write failed, and Celery
+    # recorded the task as failed with that ConnectionError.
+    pid = worker.pid
+    held = worker.send("faults.hold", 1.0)
+    wait_until(lambda: broker.zcard("unacked_index") == 1, 10, "the worker took the task")
+
+    redis_server.restart(gap=4.0)  # the task ends a second into the gap
+
+    assert held.get(timeout=RESULT_TIMEOUT) == "held"
+    assert_still_working(worker, pid)
