@@ -6,7 +6,11 @@ from typing import Any
 from celery import Celery, Task
 from celery.signals import task_postrun, task_prerun, worker_process_init
 
+from cya_site import kombu_fixes
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cya_site.settings")
+# A worker must outlive a Redis restart (docs/operations.md, "Operations: faults").
+kombu_fixes.apply()
 
 # cya_site is not an installed app, so its infrastructure tasks are included by name.
 app = Celery("cya_site", include=["cya_site.tasks"])

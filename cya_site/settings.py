@@ -242,6 +242,19 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Faults (docs/operations.md): a worker outlives a Redis restart or outage. It reconnects
+# to the broker for as long as it takes, instead of exiting after 100 tries (some 47
+# minutes); cya_site.kombu_fixes keeps the reconnect itself from killing it.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A task that ends while Redis is down stores its result once Redis is back, retrying
+# for up to about two minutes, instead of being recorded as failed by a ConnectionError.
+CELERY_RESULT_BACKEND_ALWAYS_RETRY = True
+CELERY_RESULT_BACKEND_MAX_RETRIES = 20
+# A task running when the connection broke goes on and is acknowledged when it ends: a
+# Redis ack deletes keys, which works over any connection. Celery 6 turns this on by
+# default, which would kill and later rerun every running match on a Redis blip.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
 if REDIS_URL:
