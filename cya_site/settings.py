@@ -268,9 +268,11 @@ if REDIS_URL:
     }
 else:
     # Embedded transport for a bare machine: kombu's filesystem broker, where the
-    # producer's "out" folder is the consumer's "in" folder (one machine, one queue set).
+    # producer's "out" folder is the consumer's "in" folder (one machine, one queue set),
+    # in cya_site.broker's first-in, first-out order (kombu's own sorts by a clock's text).
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT = "cya_site.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),

@@ -64,7 +64,7 @@ def entries(game: Game, after: int = -1, limit: int | None = None) -> list[LogEn
     state = new_game(RuleSet.from_json(game.rules), game.seed or 0)
     edition = state.rules.edition
     for seq, (code, playout) in sorted(_coded(game, 0, upto, every).items()):
-        seat = None if code is None else _seat_of(state, code)
+        seat = None if code is None else seat_of(state, code)
         state, public = replay_step(state, code)
         if seq > after and playout is not None and seat is not None:
             by_seq[seq] = LogEntry(
@@ -104,7 +104,7 @@ def replay_step(state: State, code: int | None) -> tuple[State, PublicEvents]:
     return apply(state, code)
 
 
-def _seat_of(state: State, code: int) -> int:
+def seat_of(state: State, code: int) -> int:
     """The seat a logged action was taken for: the resigning one, or the one to act."""
     if engine_actions.action_type(code) == engine_actions.RESIGN:
         return _resigned_seat(code)

@@ -636,11 +636,17 @@ def _end_fields(game: Game, public: dict[str, Any], now: datetime) -> None:
     game.status = Game.Status.FINISHED
     game.finished_at = now
     game.winners = public["winners"]
-    resigned = any(row["resigned"] for row in public["ranking"])
-    game.end_reason = "resignations" if resigned and len(public["winners"]) == 1 else "finished"
+    game.end_reason = end_reason(public)
     game.to_act = None
     game.decision_kind = ""
     game.deadline = None
+
+
+def end_reason(public: dict[str, Any]) -> str:
+    """A finished game's ``end_reason`` from its game_end event: ``resignations`` when
+    seats resigned and one seat was left to win, else ``finished``."""
+    resigned = any(row["resigned"] for row in public["ranking"])
+    return "resignations" if resigned and len(public["winners"]) == 1 else "finished"
 
 
 def _entry(event: Event) -> dict[str, Any]:

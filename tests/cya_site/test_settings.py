@@ -88,6 +88,7 @@ def test_bare_machine_gets_sqlite_and_the_filesystem_broker(
     assert loaded["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert loaded["DATABASES"]["default"]["NAME"] == str(tmp_path / "db.sqlite3")
     assert loaded["CELERY_BROKER_URL"] == "filesystem://"
+    assert loaded["CELERY_BROKER_TRANSPORT"] == "cya_site.broker:Transport"
     options = loaded["CELERY_BROKER_TRANSPORT_OPTIONS"]
     assert options["data_folder_in"] == options["data_folder_out"]
     for folder in ("data_folder_in", "control_folder", "processed_folder"):
@@ -105,6 +106,7 @@ def test_redis_url_switches_broker_results_and_cache_to_redis(
     loaded = _load_settings()
 
     assert loaded["CELERY_BROKER_URL"] == "redis://127.0.0.1:6379/5"
+    assert "CELERY_BROKER_TRANSPORT" not in loaded
     assert loaded["CELERY_RESULT_BACKEND"] == "redis://127.0.0.1:6379/5"
     assert loaded["CACHES"]["default"]["LOCATION"] == "redis://127.0.0.1:6379/5"
 
