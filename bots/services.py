@@ -33,7 +33,7 @@ from bots.models import (
     Strike,
 )
 from bots.strategies import STRATEGIES
-from cya_site import dispatch, rows
+from cya_site import dispatch, outbound, rows
 from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
@@ -104,6 +104,9 @@ def version_create(
 ) -> BotVersion:
     """A new immutable version; it is validated (in a task) before it is ranked.
 
+    A webhook URL must reach an allowed address (``cya_site.outbound.url_check``), or
+    nothing is stored and no validation is queued.
+
     A new version starts from the previous version's mu with sigma re-inflated to the
     default: it is probably about as strong, but that has to be shown again.
     """
@@ -116,12 +119,11 @@ def version_create(
     elif strategy:
         raise DomainError("invalid", "Only built-in bots take a strategy.", {"field": "strategy"})
     if bot.kind == Bot.Kind.WEBHOOK:
-        if not url.startswith(("http://", "https://")):
-            raise DomainError("invalid", "A webhook bot needs an http(s) URL.", {"field": "url"})
         if len(secret) < 16:
             raise DomainError(
                 "invalid", "A webhook secret needs 16 characters or more.", {"field": "secret"}
             )
+        outbound.url_check(url)  # after the checks that need no DNS
     elif url or secret:
         raise DomainError("invalid", "Only webhook bots take a URL and secret.", {"field": "url"})
     previous = bot.versions.order_by("-number").first()

@@ -4,8 +4,9 @@ The protocol (docs/bot-protocol.md): ``GET url`` is the handshake and answers th
 name and protocol version; ``POST url`` sends one decision and the bot answers
 ``{"action": <one of legal_actions>}``. Every request carries ``X-CYA-Timestamp`` and
 ``X-CYA-Signature: sha256=<hex>``, the HMAC-SHA256 of ``"<timestamp>.<body>"`` under the
-version's secret, so a bot can check that the platform sent it. One ``httpx.Client``
-per process keeps connections alive between decisions.
+version's secret, so a bot can check that the platform sent it. One client per thread
+keeps connections alive between decisions; it is ``cya_site.outbound``'s, which reaches
+only allowed addresses, so a failed call's detail says no more than ``outbound.failure``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from datetime import datetime
 from typing import Any
 
 import httpx
+
+from cya_site import outbound
 
 PROTOCOL_VERSION = 1
 MAX_RESPONSE_BYTES = 64 * 1024
@@ -37,9 +40,8 @@ def client() -> httpx.Client:
     """This thread's HTTP client (connections are reused from decision to decision)."""
     c: httpx.Client | None = getattr(_local, "client", None)
     if c is None:
-        c = _local.client = httpx.Client(
+        c = _local.client = outbound.client(
             headers={"User-Agent": USER_AGENT},
-            follow_redirects=False,
             limits=httpx.Limits(max_connections=100, max_keepalive_connections=50),
         )
     return c
@@ -102,7 +104,7 @@ def handshake(url: str, secret: str, timeout: float = 5.0) -> dict[str, Any]:
     except httpx.TimeoutException:
         raise HandshakeError(TIMEOUT, f"no answer within {timeout:.0f} s") from None
     except httpx.HTTPError as error:
-        raise HandshakeError(CONNECTION, str(error) or type(error).__name__) from None
+        raise HandshakeError(CONNECTION, outbound.failure(error)) from None
     if response.status_code != 200:
         raise HandshakeError(HTTP, f"HTTP {response.status_code}")
     try:
@@ -143,7 +145,7 @@ def ask(url: str, secret: str, decision: dict[str, Any], timeout: float) -> Answ
     except httpx.TimeoutException:
         return Answer(None, TIMEOUT, f"no answer within {timeout * 1000:.0f} ms", elapsed())
     except httpx.HTTPError as error:
-        return Answer(None, CONNECTION, str(error)[:500] or type(error).__name__, elapsed())
+        return Answer(None, CONNECTION, outbound.failure(error), elapsed())
     if elapsed() > timeout * 1000:  # httpx times each read: an answer trickled in is late
         return Answer(None, TIMEOUT, f"no answer within {timeout * 1000:.0f} ms", elapsed())
     if response.status_code != 200:

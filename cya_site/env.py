@@ -5,6 +5,7 @@ Each reader returns the default when the variable is unset or blank, and raises
 a deployment fails at start-up rather than behaving like the default.
 """
 
+import ipaddress
 import os
 import re
 
@@ -59,6 +60,20 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if value is None:
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_networks(name: str, default: list[str]) -> list[str]:
+    """The variable read as a comma-separated list of IP networks in CIDR notation
+    (``127.0.0.0/8,::1/128``); a network with host bits set is refused as a likely typo."""
+    networks = env_list(name, default)
+    for network in networks:
+        try:
+            ipaddress.ip_network(network)
+        except ValueError as error:
+            raise ImproperlyConfigured(
+                f"{name} must list networks like 10.0.0.0/8: {error}"
+            ) from None
+    return networks
 
 
 def env_rate(name: str, default: str) -> str:

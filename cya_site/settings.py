@@ -13,7 +13,7 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from cya_site.env import env_bool, env_int, env_list, env_rate, env_str
+from cya_site.env import env_bool, env_int, env_list, env_networks, env_rate, env_str
 
 # Lets classes such as ModelAdmin be subscripted at run time, as their type stubs are.
 django_stubs_ext.monkeypatch()
@@ -200,6 +200,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "bots.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
     "deadlines": {"task": "games.sweep_deadlines", "schedule": float(SWEEP_EVERY_SECONDS)},
 }
+
+# Outgoing webhooks (bots' and clubs', cya_site.outbound) reach only public addresses, and
+# these networks besides: none in production. `make run` and the tests allow loopback.
+WEBHOOK_ALLOWED_NETWORKS = env_networks("WEBHOOK_ALLOWED_NETWORKS", [])
 
 # benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)

@@ -2,8 +2,11 @@
 
 The suite runs against real PostgreSQL and Redis (``make test`` points DATABASE_URL and
 REDIS_URL at the local servers) and stops at once, loudly, when either is unreachable.
+Webhooks may reach loopback, where the suite's bots and receivers listen, and no DNS
+query leaves the machine: host names resolve only as a test's ``hosts`` says.
 """
 
+import ipaddress
 import os
 import socket
 import subprocess
@@ -11,6 +14,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import psycopg
@@ -22,6 +26,7 @@ from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from cya_site import outbound
 from cya_site.celery import app as celery_app
 from games import notify
 from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
@@ -33,6 +38,8 @@ SERVICE_CHECK_FAILED = 3
 # One queue per test session, so parallel sessions (or xdist workers) sharing a Redis
 # never run each other's tasks against the wrong test database.
 TEST_QUEUE = f"test-{uuid.uuid4().hex[:12]}"
+# The networks webhooks may reach in the suite: loopback only (tests/bots/bot_servers.py).
+WEBHOOK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 
 
 def _service_problems() -> list[str]:
@@ -92,6 +99,9 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Set before any task is sent, so Celery builds its queues with it.
     celery_app.conf.task_default_queue = TEST_QUEUE
+    # Here, and for the workers and servers tests start (they read the environment).
+    settings.WEBHOOK_ALLOWED_NETWORKS = WEBHOOK_NETWORKS
+    os.environ["WEBHOOK_ALLOWED_NETWORKS"] = ",".join(WEBHOOK_NETWORKS)
 
 
 @pytest.fixture(autouse=True)
@@ -101,6 +111,52 @@ def _fresh_cache(settings: Settings) -> None:
         name: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
         for name, config in settings.CACHES.items()
     }
+
+
+@pytest.fixture(autouse=True)
+def hosts(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """The suite's DNS, for webhook hosts (``cya_site.outbound.resolve``): a name resolves
+    to the addresses a test puts here (``hosts["bot.example.test"] = ["10.0.0.7"]``), and
+    to none otherwise; a literal address resolves to itself, as it does without DNS.
+    Workers started by tests resolve for real, so they are only given literal addresses.
+    """
+    table: dict[str, list[str]] = {"localhost": ["127.0.0.1", "::1"]}
+
+    def resolve(host: str, port: int) -> list[outbound.IPAddress]:
+        try:
+            found = socket.getaddrinfo(host, port, flags=socket.AI_NUMERICHOST)
+        except socket.gaierror:
+            return [ipaddress.ip_address(a) for a in table.get(host.lower().rstrip("."), [])]
+        return list(dict.fromkeys(ipaddress.ip_address(info[4][0]) for info in found))
+
+    monkeypatch.setattr(outbound, "resolve", resolve)
+    return table
+
+
+@pytest.fixture
+def connections(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The address of every connection a socket made, in order. A connection anywhere but
+    loopback is refused before it leaves (and still recorded, to fail the test), and
+    ``getaddrinfo`` reads only literal addresses: a name fails instead of asking DNS."""
+    made: list[str] = []
+    connect = socket.socket.connect
+    lookup = socket.getaddrinfo
+
+    def numeric_only(
+        host: Any, port: Any, family: int = 0, type: int = 0, proto: int = 0, flags: int = 0
+    ) -> Any:
+        return lookup(host, port, family, type, proto, flags | socket.AI_NUMERICHOST)
+
+    def guarded(sock: socket.socket, address: Any) -> None:
+        host = str(address[0])
+        made.append(host)
+        if not ipaddress.ip_address(host).is_loopback:
+            raise OSError(f"the test guard refused a connection to {host}")
+        connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setattr(socket, "getaddrinfo", numeric_only)
+    return made
 
 
 # --- The cast ----------------------------------------------------------------------------

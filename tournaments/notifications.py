@@ -4,6 +4,8 @@ Each event becomes one ``Delivery`` per active webhook of the competition, sent 
 the change commits by a task that retries with backoff. Requests are signed like the
 bot protocol's: ``X-CYA-Signature: sha256=<HMAC-SHA256 of "<timestamp>.<body>">`` under
 the webhook's secret, with ``X-CYA-Timestamp``, ``X-CYA-Event`` and ``X-CYA-Delivery``.
+They go through ``cya_site.outbound``'s client, which reaches only allowed addresses, and
+a failed attempt records no more than ``outbound.failure`` says.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import httpx
 from django.utils import timezone
 
 from bots.webhook import sign
-from cya_site import dispatch
+from cya_site import dispatch, outbound
 from games.models import Game
 from tournaments.models import Competition, Delivery, Result, Webhook
 
@@ -73,11 +75,12 @@ def deliver(delivery: Delivery) -> bool:
     }
     delivery.attempts += 1
     try:
-        response = httpx.post(
-            delivery.webhook.url, content=body, headers=headers, timeout=TIMEOUT_SECONDS
-        )
+        with outbound.client() as http:
+            response = http.post(
+                delivery.webhook.url, content=body, headers=headers, timeout=TIMEOUT_SECONDS
+            )
     except httpx.HTTPError as error:
-        delivery.error = (str(error) or type(error).__name__)[:500]
+        delivery.error = outbound.failure(error)
         delivery.save(update_fields=["attempts", "error"])
         return False
     delivery.status_code = response.status_code

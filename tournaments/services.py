@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from bots.models import BotVersion
+from cya_site import outbound
 from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
@@ -307,15 +308,15 @@ def results_sync(*, competition: Competition) -> int:
 def webhook_add(
     *, competition: Competition, by: User, url: str, secret: str = ""
 ) -> tuple[Webhook, str]:
-    """A signed result webhook; returns it and its secret (shown once)."""
+    """A signed result webhook; returns it and its secret (shown once). Its URL must reach
+    an allowed address (``cya_site.outbound.url_check``), or nothing is stored."""
     require_organiser(competition, by)
-    if not url.startswith(("http://", "https://")):
-        raise DomainError("invalid", "A webhook needs an http(s) URL.", {"field": "url"})
     secret = secret or secrets.token_urlsafe(32)
     if len(secret) < 16:
         raise DomainError(
             "invalid", "A webhook secret needs 16 characters or more.", {"field": "secret"}
         )
+    outbound.url_check(url)  # after the checks that need no DNS
     hook = Webhook.objects.create(competition=competition, url=url, secret=secret, created_by=by)
     log(competition, by, "webhook_added", url)
     return hook, secret

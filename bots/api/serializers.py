@@ -23,7 +23,12 @@ class VersionCreateInputSerializer(StrictInputSerializer):
     strategy = serializers.ChoiceField(
         choices=sorted(STRATEGIES), required=False, default="", help_text="Built-in bots"
     )
-    url = serializers.URLField(max_length=500, required=False, default="", help_text="Webhooks")
+    url = serializers.URLField(
+        max_length=500,
+        required=False,
+        default="",
+        help_text="Webhooks: http(s), leading to public internet addresses only",
+    )
     secret = serializers.CharField(
         max_length=200,
         required=False,

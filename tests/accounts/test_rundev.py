@@ -1,9 +1,15 @@
+import os
 import socket
 
 import pytest
 from django.core.management import CommandError
+from pytest_django import Settings
 
-from accounts.management.commands.rundev import port_check, worker_command
+from accounts.management.commands.rundev import (
+    loopback_webhooks_allow,
+    port_check,
+    worker_command,
+)
 
 
 def test_rundev_starts_one_worker_with_embedded_beat() -> None:
@@ -30,3 +36,27 @@ def test_rundev_accepts_a_free_port() -> None:
         port = probe.getsockname()[1]
 
     port_check(f"127.0.0.1:{port}")
+
+
+def test_rundev_lets_webhooks_reach_loopback_here_and_in_its_worker(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    monkeypatch.delenv("WEBHOOK_ALLOWED_NETWORKS")
+    settings.WEBHOOK_ALLOWED_NETWORKS = []  # what this process read from the environment
+
+    loopback_webhooks_allow()
+
+    assert settings.WEBHOOK_ALLOWED_NETWORKS == ["127.0.0.0/8", "::1/128"]
+    assert os.environ["WEBHOOK_ALLOWED_NETWORKS"] == "127.0.0.0/8,::1/128"  # the worker's
+
+
+def test_rundev_keeps_the_webhook_networks_the_environment_sets(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    monkeypatch.setenv("WEBHOOK_ALLOWED_NETWORKS", "10.9.0.0/16")
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["10.9.0.0/16"]
+
+    loopback_webhooks_allow()
+
+    assert settings.WEBHOOK_ALLOWED_NETWORKS == ["10.9.0.0/16"]
+    assert os.environ["WEBHOOK_ALLOWED_NETWORKS"] == "10.9.0.0/16"

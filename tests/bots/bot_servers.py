@@ -63,6 +63,7 @@ class Reply:
     body: bytes = b""
     hang_up: bool = False
     pause: float = 0.0  # seconds before each half of the body (the headers go at once)
+    location: str = ""  # a Location header: with a 3xx, a redirect the platform must not follow
 
     @classmethod
     def json(cls, data: Any, status: int = 200) -> Reply:
@@ -116,6 +117,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(reply.body)))
+            if reply.location:
+                self.send_header("Location", reply.location)
             self.end_headers()
             if reply.pause:
                 half = len(reply.body) // 2

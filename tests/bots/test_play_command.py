@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from pytest_django import Settings
 
+from bots import webhook
 from cya_bot import BotServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,6 +216,21 @@ def test_a_bot_that_does_not_answer_the_handshake_stops_the_command(
     message = rf"handshake failed \(connection_error\): {re.escape(closed)}: "
     with pytest.raises(CommandError, match=message):
         play("--bot", closed, "--bot", url, "--secret", SECRET)
+
+
+def test_the_operators_own_urls_may_lead_to_this_machine_whatever_the_setting_allows(
+    bot: Callable[[Decide], str], settings: Settings
+) -> None:
+    settings.WEBHOOK_ALLOWED_NETWORKS = []  # as in production: loopback refused to users
+    url = bot(first_pair)
+
+    output = play("--bot", url, "--bot", "builtin:random", "--secret", SECRET)
+
+    assert f"{url}: 'local', protocol 1" in output
+    (mine,) = [r for r in rows(output) if r[2] == url]
+    assert mine[4] == "0"  # no strikes: every decision reached the bot
+    with pytest.raises(webhook.HandshakeError, match="address not allowed"):
+        webhook.handshake(url, SECRET)  # the allowance ended with the command
 
 
 def test_the_command_line_exits_non_zero_with_the_message() -> None:

@@ -93,7 +93,7 @@ FAULTS = {
     "hangup": Fault(
         bot_servers.hangup_bot,
         Strike.Reason.CONNECTION,
-        lambda *_: "Server disconnected without sending a response.",
+        lambda *_: "the connection ended without an HTTP answer",  # never the system's words
     ),
 }
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 import cya_site
-from cya_site.env import env_bool, env_int, env_list, env_rate, env_str
+from cya_site.env import env_bool, env_int, env_list, env_networks, env_rate, env_str
 
 SETTINGS_FILE = Path(cya_site.__file__).with_name("settings.py")
 
@@ -69,6 +69,16 @@ def test_env_list_splits_on_commas(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_list("CYA_TEST", []) == ["a.example", "b.example"]
     monkeypatch.delenv("CYA_TEST")
     assert env_list("CYA_TEST", ["d"]) == ["d"]
+
+
+def test_env_networks_reads_cidrs_and_refuses_a_typo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CYA_TEST", "127.0.0.0/8, ::1/128")
+    assert env_networks("CYA_TEST", []) == ["127.0.0.0/8", "::1/128"]
+
+    for typo in ("10.0.0.7/8", "localhost", "10.0.0.0/33"):  # host bits set; no network
+        monkeypatch.setenv("CYA_TEST", typo)
+        with pytest.raises(ImproperlyConfigured, match="CYA_TEST must list networks"):
+            env_networks("CYA_TEST", [])
 
 
 def test_env_rate_refuses_a_malformed_rate(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,9 +175,23 @@ def test_log_level_is_checked(bare_env: pytest.MonkeyPatch) -> None:
         _load_settings()
 
 
+def test_webhooks_reach_no_private_network_unless_the_environment_allows_one(
+    bare_env: pytest.MonkeyPatch,
+) -> None:
+    bare_env.delenv("WEBHOOK_ALLOWED_NETWORKS", raising=False)
+    assert _load_settings()["WEBHOOK_ALLOWED_NETWORKS"] == []
+
+    bare_env.setenv("WEBHOOK_ALLOWED_NETWORKS", "10.20.0.0/16,fd00::/8")
+    assert _load_settings()["WEBHOOK_ALLOWED_NETWORKS"] == ["10.20.0.0/16", "fd00::/8"]
+
+    bare_env.setenv("WEBHOOK_ALLOWED_NETWORKS", "10.20.0.1/16")
+    with pytest.raises(ImproperlyConfigured, match="WEBHOOK_ALLOWED_NETWORKS"):
+        _load_settings()
+
+
 def test_env_example_lists_every_variable_settings_reads() -> None:
     source = SETTINGS_FILE.read_text()
-    read = set(re.findall(r'env_(?:str|bool|int|list|rate)\(\s*"([A-Z_]+)"', source))
+    read = set(re.findall(r'env_(?:str|bool|int|list|networks|rate)\(\s*"([A-Z_]+)"', source))
     example = SETTINGS_FILE.parent.parent / ".env.example"
     listed = set(re.findall(r"^([A-Z_]+)=", example.read_text(), flags=re.MULTILINE))
 

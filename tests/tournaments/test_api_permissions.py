@@ -47,6 +47,12 @@ WATCHED: tuple[type[models.Model], ...] = (
 )  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _club_host(hosts: dict[str, list[str]]) -> None:
+    """The club's webhook host resolves, to loopback: no delivery is sent here."""
+    hosts["club.example"] = ["127.0.0.1"]
+
+
 @dataclass
 class World:
     """Everything the endpoints act on."""

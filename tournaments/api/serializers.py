@@ -151,7 +151,9 @@ class CorrectionInputSerializer(StrictInputSerializer):
 
 
 class WebhookInputSerializer(StrictInputSerializer):
-    url = serializers.URLField(max_length=500)
+    url = serializers.URLField(
+        max_length=500, help_text="http(s), leading to public internet addresses only"
+    )
     secret = serializers.CharField(max_length=200, required=False, default="", write_only=True)
 
 

@@ -13,6 +13,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 # Django's autoreloader runs the server in a child process with this variable set; the
 # worker belongs to the outer process only, or each reload would start another one.
 _RELOADER_CHILD = "RUN_MAIN"
+# make run's webhook bots and receivers listen on this machine (cya_site.outbound).
+WEBHOOK_NETWORKS = "WEBHOOK_ALLOWED_NETWORKS"
+LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 
 
 def worker_command() -> list[str]:
@@ -30,6 +33,15 @@ def worker_command() -> list[str]:
         "--loglevel",
         "INFO",
     ]
+
+
+def loopback_webhooks_allow() -> None:
+    """Let webhooks reach this machine's loopback, in this process and those it starts,
+    unless ``WEBHOOK_ALLOWED_NETWORKS`` says otherwise."""
+    if os.environ.get(WEBHOOK_NETWORKS, "").strip():
+        return
+    os.environ[WEBHOOK_NETWORKS] = ",".join(LOOPBACK_NETWORKS)  # the worker, the reloader
+    settings.WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS  # this process read it already
 
 
 def port_check(addrport: str) -> None:
@@ -56,7 +68,8 @@ def port_check(addrport: str) -> None:
 class Command(BaseCommand):
     help = (
         "Check the port is free, load the demo data, start a Celery worker (with beat) "
-        "on the configured broker, and serve on 127.0.0.1:8000 until stopped."
+        "on the configured broker, and serve on 127.0.0.1:8000 until stopped. Webhooks "
+        "may reach loopback unless WEBHOOK_ALLOWED_NETWORKS is set."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -64,6 +77,7 @@ class Command(BaseCommand):
         parser.add_argument("--noreload", action="store_true", help="Do not auto-reload.")
 
     def handle(self, *args: Any, addrport: str, noreload: bool, **options: Any) -> None:
+        loopback_webhooks_allow()
         if os.environ.get(_RELOADER_CHILD) == "true":
             call_command("runserver", addrport, use_reloader=True)
             return

@@ -4,7 +4,9 @@
         --bot builtin:random --seed 7 --games 3 --secret "$CYA_SECRET"
 
 URL bots are called with the ladder's rules (bots.local): the same signed decisions,
-deadlines, time bank, strikes and autopilot. Nothing is written to the database.
+deadlines, time bank, strikes and autopilot. Nothing is written to the database. The
+URLs may lead to any address, this machine's included: the operator typed them, and
+``WEBHOOK_ALLOWED_NETWORKS`` guards only the URLs that users register.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bots import local, runner, webhook
+from cya_site import outbound
 from games.engine import PRESETS, InvalidRules, RuleSet
 from games.engine.simulate import parse_rules
+
+ANYWHERE = ("0.0.0.0/0", "::/0")
 
 
 class Command(BaseCommand):
@@ -59,6 +64,14 @@ class Command(BaseCommand):
         secret = options["secret"] or os.environ.get("CYA_SECRET", "")
         if not secret and any(e.url for e in entrants):
             raise CommandError("URL bots need the secret they verify with: --secret or CYA_SECRET")
+        # The operator typed these URLs here, unlike the URLs users register: they may lead
+        # anywhere, this machine's loopback most of all.
+        with outbound.allowing(*ANYWHERE):
+            self._play(entrants, rules, secret, options)
+
+    def _play(
+        self, entrants: list[local.Entrant], rules: RuleSet, secret: str, options: dict[str, Any]
+    ) -> None:
         try:
             infos = local.handshakes(entrants, secret)
         except webhook.HandshakeError as error:
