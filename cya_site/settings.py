@@ -317,6 +317,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # every number in a path is <id:...> (cya_site.routes): an integer up to routes.MAX_ID
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
     # one name per choice set that several serializers share
     "ENUM_NAME_OVERRIDES": {
         "DecisionKindEnum": "games.engine.state.DECISION_NAMES",

@@ -14,6 +14,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from cya_site.routes import MAX_ID
 from games import services
 from games.models import Event, Game, Seat
 from tests.games.conftest import game_url, submit
@@ -308,7 +309,17 @@ def test_writing_a_game_directly_is_a_json_405(
         ("post", "resign", {}),
     ],
 )
-@pytest.mark.parametrize("game_id", ["999999", "abc", "0"])
+@pytest.mark.parametrize(
+    "game_id",
+    [
+        "999999",
+        "abc",
+        "0",
+        str(MAX_ID),  # the largest id a row can have
+        str(MAX_ID + 1),  # past it: once a 500, the driver could not bind it
+        "99999999999999999999999",
+    ],
+)
 def test_an_unknown_game_is_a_json_404(
     staff: User,
     api_as: Clients,

@@ -7,6 +7,7 @@ round the tournament does not have: each is the one error shape with a stable co
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -17,7 +18,7 @@ from games.models import Game
 from tests.tournaments.conftest import QUICK, Club
 from tests.tournaments.test_recording_api import expect
 from tournaments import recording, running, tables
-from tournaments.models import ChangeLog, NightRound, Tournament, TournamentRound
+from tournaments.models import ChangeLog, NightRound, Season, Tournament, TournamentRound
 
 Clients = Callable[[User], APIClient]
 
@@ -117,3 +118,93 @@ def test_advancing_a_swiss_round_not_yet_seated_is_404_until_the_round_before_cl
         recording.round_record(game=game, by=olga, dollars=[300_000, 0])
     running.round_advance(tournament=tournament, number=1)
     expect(api_as(olga).post(url), 409, "round_not_finished")  # seated now, still playing
+
+
+# --- ids past the largest the database holds ------------------------------------------------
+
+HUGE = 99999999999999999999999
+
+
+def test_advancing_a_tournament_or_round_past_the_largest_id_is_404(
+    olga: User, api_as: Clients
+) -> None:
+    tournament = recorded_cup(olga, entrants=4)
+    running.tournament_start(tournament=tournament, by=olga)
+    client = api_as(olga)
+
+    expect(client.post(f"/api/v1/tournaments/{HUGE}/rounds/1/advance/"), 404, "not_found")
+    expect(
+        client.post(f"/api/v1/tournaments/{tournament.pk}/rounds/{HUGE}/advance/"),
+        404,
+        "not_found",
+    )
+    assert TournamentRound.objects.get(tournament=tournament, number=1).status == "playing"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("competitions/{competition}/competitors/", {"bot_version": HUGE}, "bot_version"),
+        ("competitions/{competition}/competitors/", {"member": HUGE}, "member"),
+        ("nights/{night}/checkins/", {"member": HUGE}, "member"),
+        ("nights/{night}/games/", {"competitors": [HUGE, 1]}, "competitors"),
+        ("nights/{night}/recorded/", {"competitors": [1, -HUGE]}, "competitors"),
+        ("tournaments/", {"name": "Cup", "league": HUGE}, "league"),
+        ("leagues/{league}/seasons/", {"name": "S", "starts_on": "2026-04-01", "best_of": HUGE},
+         "best_of"),
+    ],
+)  # fmt: skip
+def test_ids_and_counts_out_of_range_in_a_body_are_refused_naming_the_field(
+    club: Club, olga: User, api_as: Clients, path: str, body: dict[str, Any], field: str
+) -> None:
+    url = "/api/v1/" + path.format(
+        competition=club.competition.pk, night=club.night.pk, league=club.season.league_id
+    )
+
+    changes = ChangeLog.objects.count()
+
+    response = api_as(olga).post(url, body, format="json")
+
+    details = expect(response, 400, "invalid")["details"]
+    assert field in details
+    assert ChangeLog.objects.count() == changes
+    assert not Game.objects.exists()
+
+
+def test_a_night_past_the_largest_id_in_the_standings_query_is_refused(
+    club: Club, api: APIClient
+) -> None:
+    url = f"/api/v1/competitions/{club.competition.pk}/standings/"
+
+    details = expect(api.get(url, {"night": HUGE}), 400, "invalid")["details"]
+    assert details["night"][0]["code"] == "max_value"
+
+
+def test_a_season_page_refuses_best_of_beyond_what_a_season_can_count(
+    club: Club, olga: User, client: Client
+) -> None:
+    client.force_login(olga)
+
+    response = client.post(
+        f"/leagues/{club.season.league.slug}/seasons/new/",
+        {"name": "Summer", "starts_on": "2026-06-01", "best_of": HUGE},
+    )
+
+    assert response.status_code == 400
+    assert not Season.objects.filter(name="Summer").exists()
+
+
+def test_the_new_tournament_page_refuses_a_roster_member_past_the_largest_id(
+    club: Club, olga: User, client: Client
+) -> None:
+    client.force_login(olga)
+
+    response = client.post(
+        f"/tournaments/new/?league={club.season.league.slug}",
+        {"name": "Cup", "format": "round_robin", "play": "recorded", "rounds": 1,
+         "table_sizes": ["2"], "preferred_size": "2", "members": [str(HUGE)]},
+    )  # fmt: skip
+
+    assert response.status_code == 400
+    assert f"{HUGE} is not one of the available choices" in response.content.decode()
+    assert not Tournament.objects.exists()
