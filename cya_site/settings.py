@@ -282,7 +282,8 @@ REST_FRAMEWORK = {
     ],
     # Closed by default; endpoints open to anonymous clients say so themselves.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # DRF's JSON parser, refusing bodies nested past MAX_JSON_DEPTH before decoding them
+    "DEFAULT_PARSER_CLASSES": ["cya_site.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
