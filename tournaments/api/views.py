@@ -16,12 +16,12 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework_csv.renderers import CSVRenderer
 
 from accounts.models import User
 from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
+from cya_site.renderers import CSVRenderer
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import exports, nights, recording, roster, running, selectors, services, tables
@@ -80,14 +80,14 @@ def _user(request: Request) -> User:
     return request.user
 
 
-class StandingsCSV(CSVRenderer):  # type: ignore[misc]  # the package ships no types
+class StandingsCSV(CSVRenderer):
     header: ClassVar[list[str]] = [
         "rank", "name", "games", "points", "placement", "dsi", "rounds_won", "wins",
         "best_dsi", "dollars", "competitor",
     ]  # fmt: skip
 
 
-class GamesCSV(CSVRenderer):  # type: ignore[misc]  # the package ships no types
+class GamesCSV(CSVRenderer):
     header: ClassVar[list[str]] = [
         "game", "mode", "status", "night", "round", "table", "seat", "competitor", "place",
         "dollars",
