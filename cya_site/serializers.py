@@ -6,6 +6,8 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
+from cya_site.routes import MAX_ID
+
 
 class StrictInputSerializer(serializers.Serializer[Any]):
     """An input serializer that rejects fields it does not declare.
@@ -31,3 +33,14 @@ class StrictInputSerializer(serializers.Serializer[Any]):
         if unknown:
             raise ValidationError(unknown)
         return value
+
+
+class IdField(serializers.IntegerField):
+    """A row's id in a body or a query: an integer from 0 to ``MAX_ID``.
+
+    Past that range it is no row's id, and refused (``max_value``, ``min_value``) before a
+    query the database driver cannot bind (SQLite raises OverflowError on it).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=0, max_value=MAX_ID, **kwargs)

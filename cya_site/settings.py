@@ -319,7 +319,8 @@ REST_FRAMEWORK = {
     ],
     # Closed by default; endpoints open to anonymous clients say so themselves.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # DRF's JSON parser, refusing bodies nested past MAX_JSON_DEPTH before decoding them
+    "DEFAULT_PARSER_CLASSES": ["cya_site.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -354,6 +355,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # every number in a path is <id:...> (cya_site.routes): an integer up to routes.MAX_ID
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
     # one name per choice set that several serializers share
     "ENUM_NAME_OVERRIDES": {
         "DecisionKindEnum": "games.engine.state.DECISION_NAMES",

@@ -337,10 +337,17 @@ def round_advance(*, tournament: Tournament, number: int) -> TournamentRound | N
     """Close a round whose games have all ended; seat the next one or finish (idempotent).
 
     Returns the next round, or None when the tournament has finished (or the round was
-    already closed).
+    already closed). Raises ``no_such_round`` (404) for a round the tournament has not
+    seated.
     """
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    round_ = TournamentRound.objects.select_for_update().get(tournament=tournament, number=number)
+    round_ = (
+        TournamentRound.objects.select_for_update()
+        .filter(tournament=tournament, number=number)
+        .first()
+    )
+    if round_ is None:
+        raise DomainError("no_such_round", f"The tournament has no round {number}.", status=404)
     if round_.status == TournamentRound.Status.FINISHED:
         return None
     games = Game.objects.filter(competition_entries__round=round_).distinct()

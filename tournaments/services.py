@@ -35,6 +35,8 @@ from tournaments.models import (
     Webhook,
 )
 
+MAX_BEST_OF = 32_767  # Competition.best_of's column (a small integer) holds no more
+
 
 def require_organiser(competition: Competition, user: User) -> None:
     """Refuse anyone but the competition's organisers (and staff)."""
@@ -76,8 +78,12 @@ def competition_create(
             f"Tie-breaks are distinct names among {', '.join(ranking.CRITERIA)}.",
             {"unknown": unknown},
         )
-    if best_of is not None and best_of < 1:
-        raise DomainError("invalid", "best_of counts at least one night.", {"field": "best_of"})
+    if best_of is not None and not 1 <= best_of <= MAX_BEST_OF:
+        raise DomainError(
+            "invalid",
+            f"best_of counts from 1 to {MAX_BEST_OF} nights.",
+            {"field": "best_of"},
+        )
     return Competition.objects.create(
         kind=kind, name=name, tiebreaks=order, best_of=best_of, lot_seed=secrets.token_hex(16)
     )

@@ -1,8 +1,7 @@
-from rest_framework.routers import SimpleRouter
-
 from accounts.api.views import AuthViewSet, TokenViewSet
+from cya_site.routes import Router
 
-router = SimpleRouter()
+router = Router()
 router.register("auth", AuthViewSet, basename="auth")
 router.register("tokens", TokenViewSet, basename="token")
 

@@ -91,7 +91,6 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
 
     serializer_class = TokenSerializer
     filterset_class = TokenFilter
-    lookup_value_regex = r"\d+"
 
     def get_queryset(self) -> QuerySet[ApiToken]:
         if getattr(self, "swagger_fake_view", False):  # schema generation has no user

@@ -44,6 +44,7 @@ from rest_framework import exceptions
 from accounts.authentication import BearerTokenAuthentication
 from accounts.models import User
 from cya_site.errors import DomainError, render_error
+from cya_site.routes import MAX_ID
 from games import feed, notify, selectors, store
 from games.api.serializers import StreamQuerySerializer
 from games.models import Game, Seat
@@ -469,7 +470,7 @@ def document_stream(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 {
                     "in": "path",
                     "name": "id",
-                    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+                    "schema": {"type": "integer", "minimum": 0, "maximum": MAX_ID},
                     "required": True,
                 },
                 {

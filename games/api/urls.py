@@ -1,13 +1,13 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
+from cya_site.routes import Router
 from games.api.stream import game_stream
 from games.api.views import GameViewSet
 
-router = SimpleRouter()
+router = Router()
 router.register("games", GameViewSet, basename="game")
 
 urlpatterns = [
-    path("games/<int:pk>/stream/", game_stream, name="game-stream"),
+    path("games/<id:pk>/stream/", game_stream, name="game-stream"),
     *router.urls,
 ]

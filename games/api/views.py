@@ -67,7 +67,6 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     permission_classes = (IsAuthenticatedOrReadOnly,)
     filterset_class = GameFilter
     throttle_scope: str | None = None
-    lookup_value_regex = r"[0-9]+"
     # The play loop's endpoints read the game row alone; the seats, players and round
     # scores the full representation prefetches would be wasted on them.
     LEAN_ACTIONS = frozenset({"observation", "wait", "events", "replay", "replay_view"})

@@ -14,6 +14,8 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from cya_site.parsers import MAX_JSON_DEPTH
+from cya_site.routes import MAX_ID
 from games import services
 from games.models import Event, Game, Seat
 from tests.games.conftest import game_url, submit
@@ -57,6 +59,33 @@ def test_refuses_malformed_json_on_the_action_endpoint(
     )
 
     assert_error(response, 400, "malformed_json")
+    assert Event.objects.filter(game=started).count() == 1
+
+
+def test_refuses_a_body_nested_5000_levels_deep_before_decoding_it(alice_api: APIClient) -> None:
+    body = '{"options": ' + "[" * 5000 + "]" * 5000 + "}"
+
+    response = alice_api.post("/api/v1/games/", body, content_type="application/json")
+
+    details = assert_error(response, 400, "json_too_deep")
+    assert details == {"max_depth": MAX_JSON_DEPTH}
+    assert not Game.objects.exists()
+
+
+def test_refuses_an_action_nested_too_deep(started: Game, alice: User, api_as: Clients) -> None:
+    action = (
+        '{"type": "discard", "card": '
+        + "[" * (MAX_JSON_DEPTH + 1)
+        + "]" * (MAX_JSON_DEPTH + 1)
+        + "}"
+    )
+    body = f'{{"action": {action}, "version": 0}}'
+
+    response = api_as(alice).post(
+        game_url(started, "actions"), body, content_type="application/json"
+    )
+
+    assert_error(response, 400, "json_too_deep")
     assert Event.objects.filter(game=started).count() == 1
 
 
@@ -308,7 +337,17 @@ def test_writing_a_game_directly_is_a_json_405(
         ("post", "resign", {}),
     ],
 )
-@pytest.mark.parametrize("game_id", ["999999", "abc", "0"])
+@pytest.mark.parametrize(
+    "game_id",
+    [
+        "999999",
+        "abc",
+        "0",
+        str(MAX_ID),  # the largest id a row can have
+        str(MAX_ID + 1),  # past it: once a 500, the driver could not bind it
+        "99999999999999999999999",
+    ],
+)
 def test_an_unknown_game_is_a_json_404(
     staff: User,
     api_as: Clients,

@@ -354,6 +354,7 @@ def test_refusals_are_json_with_a_stable_code(
         f"{stream_server}{path}", headers={"Authorization": "Bearer nope"}, timeout=10
     )
     missing = get(stream_server, "/api/v1/games/999999999/stream/", alice)
+    past = get(stream_server, "/api/v1/games/99999999999999999999999/stream/", alice)
     unknown = get(stream_server, path + "?after=3", alice)
     mistyped = get(stream_server, path + "?updates=maybe", alice)
     posted = get(stream_server, path, alice, method="POST")
@@ -362,6 +363,7 @@ def test_refusals_are_json_with_a_stable_code(
     assert anonymous.headers["WWW-Authenticate"] == 'Bearer realm="api"'
     assert (bad_token.status_code, bad_token.json()["code"]) == (401, "authentication_failed")
     assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+    assert (past.status_code, past.json()["code"]) == (404, "not_found")
     assert (unknown.status_code, unknown.json()["code"]) == (400, "invalid")
     assert unknown.json()["details"]["after"][0]["code"] == "unknown_field"
     assert (mistyped.status_code, mistyped.json()["code"]) == (400, "invalid")

@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 
 from tournaments import seating
 from tournaments.seating import History, Quality
+from tournaments.seating.rounds import step_limit
+from tournaments.seating.whole import improve
 
 # Each example runs a seeded local search of up to a second: few examples, no deadline.
 SEARCH = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,6 +120,22 @@ def test_table_sizes_ignore_sizes_outside_two_to_six_and_refuse_when_none_is_lef
         seating.table_sizes(8, (1, 7, 8), 7)
     with pytest.raises(ValueError, match="cannot be seated"):
         seating.table_sizes(7, (2, 4), 4)
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_no_entrants_or_one_cannot_be_seated_and_a_schedule_says_so_without_dividing_by_zero(
+    n: int,
+) -> None:
+    with pytest.raises(ValueError, match="cannot be seated"):
+        seating.table_sizes(n)
+    with pytest.raises(ValueError, match="cannot be seated"):
+        seating.schedule(n, 3)
+
+
+def test_the_search_limits_of_an_empty_field_are_the_minimum_steps() -> None:
+    assert step_limit(0, 0) == step_limit(0, 3) == 2000
+    assert improve([[], []], 0, History(), Random(1)) == [[], []]
+    assert improve([[[0]]], 1, History(), Random(1)) == [[[0]]]
 
 
 # --- schedule: the promises of every schedule ------------------------------------------

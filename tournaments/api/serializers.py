@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from cya_site.serializers import StrictInputSerializer
+from cya_site.serializers import IdField, StrictInputSerializer
 from games.engine import PRESETS, RuleSet
 from tournaments.models import (
     CheckIn,
@@ -22,6 +22,7 @@ from tournaments.models import (
     TournamentRound,
 )
 from tournaments.ranking import CRITERIA
+from tournaments.services import MAX_BEST_OF
 
 
 class RulesInputSerializer(StrictInputSerializer):
@@ -57,7 +58,9 @@ class SeasonCreateInputSerializer(StrictInputSerializer):
     name = serializers.CharField(max_length=120)
     starts_on = serializers.DateField()
     ends_on = serializers.DateField(required=False, allow_null=True, default=None)
-    best_of = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    best_of = serializers.IntegerField(
+        min_value=1, max_value=MAX_BEST_OF, required=False, allow_null=True, default=None
+    )
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=CRITERIA), required=False, default=list
     )
@@ -72,8 +75,8 @@ class NightCreateInputSerializer(StrictInputSerializer):
 class CompetitorInputSerializer(StrictInputSerializer):
     name = serializers.CharField(max_length=80, required=False, default="")
     username = serializers.CharField(max_length=150, required=False, allow_null=True, default=None)
-    bot_version = serializers.IntegerField(required=False, allow_null=True, default=None)
-    member = serializers.IntegerField(
+    bot_version = IdField(required=False, allow_null=True, default=None)
+    member = IdField(
         required=False, allow_null=True, default=None, help_text="A roster member of the league"
     )
 
@@ -94,7 +97,7 @@ class MemberLinkInputSerializer(StrictInputSerializer):
 
 
 class CheckInInputSerializer(StrictInputSerializer):
-    member = serializers.IntegerField(help_text="A roster member of the night's league")
+    member = IdField(help_text="A roster member of the night's league")
 
 
 class DrawInputSerializer(StrictInputSerializer):
@@ -111,9 +114,9 @@ class DrawInputSerializer(StrictInputSerializer):
 
 class TableInputSerializer(StrictInputSerializer):
     competitors = serializers.ListField(
-        child=serializers.IntegerField(), min_length=2, max_length=8, help_text="Ids in seat order"
+        child=IdField(), min_length=2, max_length=8, help_text="Ids in seat order"
     )
-    night = serializers.IntegerField(required=False, allow_null=True, default=None)
+    night = IdField(required=False, allow_null=True, default=None)
     rules = RulesInputSerializer(required=False, default=None, allow_null=True)
 
 
@@ -174,7 +177,7 @@ class TournamentCreateInputSerializer(StrictInputSerializer):
     seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False, allow_null=True)
     decision_ms = serializers.IntegerField(min_value=50, max_value=60_000, default=1000)
     time_bank_ms = serializers.IntegerField(min_value=0, max_value=600_000, default=15_000)
-    league = serializers.IntegerField(
+    league = IdField(
         required=False,
         allow_null=True,
         default=None,
@@ -184,7 +187,7 @@ class TournamentCreateInputSerializer(StrictInputSerializer):
 
 class StandingsQuerySerializer(StrictInputSerializer):
     as_of = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    night = serializers.IntegerField(
+    night = IdField(
         required=False, allow_null=True, default=None, help_text="One game night of a season"
     )
     format = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")

@@ -1,5 +1,4 @@
-from rest_framework.routers import SimpleRouter
-
+from cya_site.routes import Router
 from tournaments.api.views import (
     CompetitionViewSet,
     LeagueViewSet,
@@ -10,7 +9,7 @@ from tournaments.api.views import (
     TournamentViewSet,
 )
 
-router = SimpleRouter()
+router = Router()
 router.register("leagues", LeagueViewSet, basename="league")
 router.register("members", MemberViewSet, basename="member")
 router.register("seasons", SeasonViewSet, basename="season")

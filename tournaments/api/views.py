@@ -16,12 +16,12 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework_csv.renderers import CSVRenderer
 
 from accounts.models import User
 from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
+from cya_site.renderers import CSVRenderer
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import exports, nights, recording, roster, running, selectors, services, tables
@@ -80,14 +80,14 @@ def _user(request: Request) -> User:
     return request.user
 
 
-class StandingsCSV(CSVRenderer):  # type: ignore[misc]  # the package ships no types
+class StandingsCSV(CSVRenderer):
     header: ClassVar[list[str]] = [
         "rank", "name", "games", "points", "placement", "dsi", "rounds_won", "wins",
         "best_dsi", "dollars", "competitor",
     ]  # fmt: skip
 
 
-class GamesCSV(CSVRenderer):  # type: ignore[misc]  # the package ships no types
+class GamesCSV(CSVRenderer):
     header: ClassVar[list[str]] = [
         "game", "mode", "status", "night", "round", "table", "seat", "competitor", "place",
         "dollars",
@@ -294,7 +294,7 @@ class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]
         return Response(CheckInSerializer(checkin).data, status=201)
 
     @extend_schema(request=None, responses={204: None})
-    @action(detail=True, methods=["delete"], url_path=r"checkins/(?P<member>\d+)")
+    @action(detail=True, methods=["delete"], url_path="checkins/<id:member>")
     def checkout(self, request: Request, pk: str, member: str) -> Response:
         """Undo a check-in (organisers, or oneself); tables already drawn keep the player."""
         night = self.get_object()
@@ -504,7 +504,7 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         return record
 
     @extend_schema(request=VoteInputSerializer, responses={200: ScoreRecordSerializer})
-    @action(detail=True, methods=["post"], url_path=r"rounds/(?P<number>\d+)/votes")
+    @action(detail=True, methods=["post"], url_path="rounds/<id:number>/votes")
     def votes(self, request: Request, pk: str, number: str) -> Response:
         """Confirm or dispute a round (seated players; an organiser settles it)."""
         data = VoteInputSerializer(data=request.data)
@@ -514,7 +514,7 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         return Response(ScoreRecordSerializer(record).data)
 
     @extend_schema(request=CorrectionInputSerializer, responses={201: ScoreRecordSerializer})
-    @action(detail=True, methods=["post"], url_path=r"rounds/(?P<number>\d+)/correction")
+    @action(detail=True, methods=["post"], url_path="rounds/<id:number>/correction")
     def correction(self, request: Request, pk: str, number: str) -> Response:
         """Correct a round, or remove the last one (organisers; the reason is kept)."""
         data = CorrectionInputSerializer(data=request.data)
@@ -567,7 +567,7 @@ class TournamentViewSet(
         return Response(TournamentSerializer(self.get_queryset().get(pk=tournament.pk)).data)
 
     @extend_schema(request=None, responses={200: TournamentSerializer})
-    @action(detail=True, methods=["post"], url_path=r"rounds/(?P<number>\d+)/advance")
+    @action(detail=True, methods=["post"], url_path="rounds/<id:number>/advance")
     def advance(self, request: Request, pk: str, number: str) -> Response:
         """Close a finished round and seat the next (organisers; bot rounds do it themselves)."""
         tournament = self.get_object()

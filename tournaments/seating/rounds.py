@@ -15,7 +15,7 @@ def step_limit(n: int, rounds: int) -> int:
     """Search steps a round may take: enough to clear a round's conflicts, while the
     whole schedule stays about a second of work however large the field (a step costs
     about one pass over the entrants, at most 150 of them)."""
-    return max(100, min(20 * n + 2000, WORK // (min(n, 150) * max(rounds, 1))))
+    return max(100, min(20 * n + 2000, WORK // (min(max(n, 1), 150) * max(rounds, 1))))
 
 
 def seat_round(

@@ -10,11 +10,14 @@ MIN_SIZE, MAX_SIZE = 2, 6
 def table_sizes(n: int, allowed: Sequence[int] = (3, 4, 5, 6), preferred: int = 4) -> list[int]:
     """Sizes of tables seating exactly n entrants: most tables of the preferred size.
 
-    Raises ValueError when n cannot be seated with the allowed sizes.
+    Raises ValueError when n cannot be seated with the allowed sizes, and for no
+    entrants at all (a round without tables is no round).
     """
     sizes = sorted({s for s in allowed if MIN_SIZE <= s <= MAX_SIZE})
     if not sizes:
         raise ValueError("allowed table sizes must include a size from 2 to 6")
+    if n < 1:
+        raise ValueError(f"{n} entrants cannot be seated")
     # best[k]: (preferred tables, -sum of distances to preferred, tables) seating k entrants
     best: list[tuple[int, int, list[int]] | None] = [None] * (n + 1)
     best[0] = (0, 0, [])

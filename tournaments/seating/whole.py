@@ -269,7 +269,10 @@ def improve(
     the best found, while above the floor), then, from the best, its sum of m². Each
     phase ends after ``PATIENCE`` steps without a better schedule, at the step limit, or
     at the floor; a search that has not lowered its cost for ``STALL`` steps restarts
-    from the best schedule a few random swaps away."""
+    from the best schedule a few random swaps away. Fewer than two entrants have no
+    pairs to spread: their schedule is returned as it is."""
+    if n < 2 or not rounds:
+        return rounds
     search = _Search(rounds, n, history, rng)
     limit = _search_steps(n, len(rounds))
     for lowering in (True, False):
@@ -291,7 +294,7 @@ def improve(
 def _search_steps(n: int, rounds: int) -> int:
     """Steps a phase of the whole-schedule search may take: each costs a pass over the
     field per mover and over every round's pairs, so fewer for larger schedules."""
-    return max(MIN_STEPS, WORK // (n * rounds))
+    return max(MIN_STEPS, WORK // max(n * rounds, 1))
 
 
 def _floor(plan: _Plan, n: int, history: History) -> tuple[int, int, int]:

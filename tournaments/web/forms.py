@@ -16,6 +16,7 @@ from cya_site.forms import PageForm
 from games.engine import InvalidRules, RuleSet
 from tournaments import nights
 from tournaments.ranking import CRITERIA
+from tournaments.services import MAX_BEST_OF
 
 EDITIONS = (
     ("2021", _("2021 English edition (the official guide)")),
@@ -126,7 +127,10 @@ class SeasonForm(PageForm):
         widget=forms.DateInput(attrs={"type": "date"}),
     )
     best_of = forms.IntegerField(
-        label=_("Count each player's best N nights (optional)"), min_value=1, required=False
+        label=_("Count each player's best N nights (optional)"),
+        min_value=1,
+        max_value=MAX_BEST_OF,
+        required=False,
     )
     tiebreaks = tiebreaks_field()
 

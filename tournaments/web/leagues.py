@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.selectors import user_named
+from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 from cya_site.errors import DomainError
 from tournaments import roster, selectors, services
 from tournaments.models import GameNight, League, Member, Season, Tournament
@@ -223,7 +224,7 @@ urlpatterns = [
     path("leagues/new/", league_new, name="league-new"),
     path("leagues/<slug:slug>/", league_detail, name="league"),
     path("leagues/<slug:slug>/roster/", roster_page, name="roster"),
-    path("leagues/<slug:slug>/roster/<int:member_id>/link/", member_link, name="member-link"),
+    path("leagues/<slug:slug>/roster/<id:member_id>/link/", member_link, name="member-link"),
     path("leagues/<slug:slug>/seasons/new/", season_new, name="season-new"),
-    path("seasons/<int:pk>/", season_detail, name="season"),
+    path("seasons/<id:pk>/", season_detail, name="season"),
 ]

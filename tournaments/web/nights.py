@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.selectors import user_named
 from cya_site.errors import DomainError
+from cya_site.routes import parse_id  # also registers the <id:...> converter
 from tournaments import nights, selectors, tables
 from tournaments.models import CheckIn, GameNight, Member
 from tournaments.web.forms import DrawForm, MemberForm
@@ -29,9 +30,8 @@ PROJECTOR_REFRESH_SECONDS = 15
 
 
 def _int(data: Any, name: str) -> int:
-    """A posted id, or 0 (found by nobody) when it is missing or not a number."""
-    value = str(data.get(name, ""))
-    return int(value) if value.isdigit() and len(value) < 19 else 0
+    """A posted id, or 0 (found by nobody) when it is missing or not an id."""
+    return parse_id(str(data.get(name, ""))) or 0
 
 
 def _night(pk: int) -> GameNight:
@@ -200,11 +200,11 @@ def _projector(request: HttpRequest, pk: int) -> dict[str, Any]:
 
 
 urlpatterns = [
-    path("nights/<int:pk>/", night_detail, name="night"),
-    path("nights/<int:pk>/checkin/", night_checkin, name="night-checkin"),
-    path("nights/<int:pk>/newcomer/", night_newcomer, name="night-newcomer"),
-    path("nights/<int:pk>/draw/", night_draw, name="night-draw"),
-    path("nights/<int:pk>/seating/", night_seating, name="night-seating"),
-    path("nights/<int:pk>/projector/", night_projector, name="night-projector"),
-    path("nights/<int:pk>/projector/live/", night_projector_live, name="night-projector-live"),
+    path("nights/<id:pk>/", night_detail, name="night"),
+    path("nights/<id:pk>/checkin/", night_checkin, name="night-checkin"),
+    path("nights/<id:pk>/newcomer/", night_newcomer, name="night-newcomer"),
+    path("nights/<id:pk>/draw/", night_draw, name="night-draw"),
+    path("nights/<id:pk>/seating/", night_seating, name="night-seating"),
+    path("nights/<id:pk>/projector/", night_projector, name="night-projector"),
+    path("nights/<id:pk>/projector/live/", night_projector_live, name="night-projector-live"),
 ]

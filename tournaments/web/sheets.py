@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 from cya_site.errors import DomainError
 from cya_site.forms import PageForm
 from games.models import Game
@@ -335,9 +336,9 @@ def _status(error: DomainError) -> int:
 
 
 urlpatterns = [
-    path("sheets/<int:pk>/", sheet_page, name="sheet"),
-    path("sheets/<int:pk>/live/", sheet_live, name="sheet-live"),
-    path("sheets/<int:pk>/rounds/", sheet_enter, name="sheet-enter"),
-    path("sheets/<int:pk>/rounds/<int:number>/vote/", sheet_vote, name="sheet-vote"),
-    path("sheets/<int:pk>/rounds/<int:number>/correct/", sheet_correct, name="sheet-correct"),
+    path("sheets/<id:pk>/", sheet_page, name="sheet"),
+    path("sheets/<id:pk>/live/", sheet_live, name="sheet-live"),
+    path("sheets/<id:pk>/rounds/", sheet_enter, name="sheet-enter"),
+    path("sheets/<id:pk>/rounds/<id:number>/vote/", sheet_vote, name="sheet-vote"),
+    path("sheets/<id:pk>/rounds/<id:number>/correct/", sheet_correct, name="sheet-correct"),
 ]

@@ -18,6 +18,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 from tournaments import exports, ranking, selectors, tables
 from tournaments.models import Competition, Competitor, GameNight, Season, Tournament
 from tournaments.web import figures
@@ -155,8 +156,8 @@ def season_player(request: HttpRequest, pk: int, competitor: int) -> HttpRespons
 
 
 urlpatterns = [
-    path("seasons/<int:pk>/standings/", season_standings, name="season-standings"),
-    path("nights/<int:pk>/standings/", night_standings, name="night-standings"),
-    path("tournaments/<int:pk>/standings/", tournament_standings, name="tournament-standings"),
-    path("seasons/<int:pk>/players/<int:competitor>/", season_player, name="season-player"),
+    path("seasons/<id:pk>/standings/", season_standings, name="season-standings"),
+    path("nights/<id:pk>/standings/", night_standings, name="night-standings"),
+    path("tournaments/<id:pk>/standings/", tournament_standings, name="tournament-standings"),
+    path("seasons/<id:pk>/players/<id:competitor>/", season_player, name="season-player"),
 ]

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 from accounts.models import User
 from accounts.selectors import user_named
 from cya_site.errors import DomainError
+from cya_site.routes import parse_id
 from games.engine import RuleSet
 from tournaments.models import League, Member, Tournament
 from tournaments.running import MAX_ROUNDS
@@ -48,6 +49,18 @@ USERNAMES = re.compile(r"[\s,;]+")
 
 class MemberChoice(forms.ModelMultipleChoiceField):  # type: ignore[type-arg]
     """Roster members by name; guests (no account) say so."""
+
+    def clean(self, value: Any) -> Any:
+        """Django's checks, after refusing a posted id no row can have: its query would
+        fail to bind on SQLite (OverflowError) instead of finding nobody."""
+        for pk in value or ():
+            if str(pk).isdigit() and parse_id(str(pk)) is None:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_choice"],
+                    code="invalid_choice",
+                    params={"value": pk},
+                )
+        return super().clean(value)
 
     def label_from_instance(self, obj: Any) -> str:
         if obj.user_id is None:

@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 from cya_site.errors import DomainError
 from games.engine import RuleSet
 from tournaments import running, selectors, services
@@ -136,10 +137,10 @@ def _status(error: DomainError) -> int:
 urlpatterns = [
     path("tournaments/", tournament_list, name="tournaments"),
     path("tournaments/new/", tournament_new, name="tournament-new"),
-    path("tournaments/<int:pk>/", tournament_detail, name="tournament"),
-    path("tournaments/<int:pk>/start/", tournament_start, name="tournament-start"),
+    path("tournaments/<id:pk>/", tournament_detail, name="tournament"),
+    path("tournaments/<id:pk>/start/", tournament_start, name="tournament-start"),
     path(
-        "tournaments/<int:pk>/rounds/<int:number>/advance/",
+        "tournaments/<id:pk>/rounds/<id:number>/advance/",
         round_advance,
         name="tournament-advance",
     ),
