@@ -15,7 +15,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
@@ -24,6 +24,7 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from cya_site.errors import DomainError
+from cya_site.viewsets import ApiViewSet
 from games import feed, notify, selectors, services
 from games.api.filters import GameFilter
 from games.api.serializers import (
@@ -60,7 +61,7 @@ def _user(request: Request) -> User:
     return user
 
 
-class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Game]):
+class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Game]):
     """Tables and the games played at them."""
 
     serializer_class = GameSerializer
@@ -212,14 +213,15 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(LogEntrySerializer(entry).data)
 
     @extend_schema(parameters=[WaitQuerySerializer], responses={200: WaitResultSerializer})
-    @action(detail=True, methods=["get"], throttle_scope="wait")
+    @action(
+        detail=True, methods=["get"], throttle_scope="wait", query_serializer=WaitQuerySerializer
+    )
     def wait(self, request: Request, pk: str) -> Response:
         """Wait up to ``timeout`` seconds for the game to pass version ``after`` or your turn."""
-        query = WaitQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         game = self.get_object()
         seat = selectors.seat_number(game, request.user)
-        after = query.validated_data["after"]
+        after = query["after"]
         your_turn = game.status == Game.Status.ACTIVE and seat is not None and game.to_act == seat
         if game.version <= after and not your_turn and game.status in ("open", "active"):
             status_seen = game.status
@@ -228,7 +230,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 row = Game.objects.filter(pk=game.pk).values_list("version", "status").get()
                 return row[0] > after or row[1] != status_seen
 
-            notify.wait_for_change(game.pk, changed, query.validated_data["timeout"])
+            notify.wait_for_change(game.pk, changed, query["timeout"])
             game.refresh_from_db()
             your_turn = game.status == "active" and seat is not None and game.to_act == seat
         body = {
@@ -245,15 +247,18 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     )
     # A plain list, not the games list: without these the schema offered its filters and a
     # paginated body, and the endpoint refuses those parameters and answers an array.
-    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    @action(
+        detail=True,
+        methods=["get"],
+        filter_backends=[],
+        pagination_class=None,
+        query_serializer=EventsQuerySerializer,
+    )
     def events(self, request: Request, pk: str) -> Response:
         """The public log after seq ``after``: what every seat saw happen, never the actions."""
-        query = EventsQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         game = self.get_object()
-        rows = selectors.public_events(
-            game, query.validated_data["after"], query.validated_data["limit"]
-        )
+        rows = selectors.public_events(game, query["after"], query["limit"])
         return Response(LogEntrySerializer(rows, many=True).data)
 
     @extend_schema(responses={200: ReplaySerializer})
@@ -264,13 +269,17 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(ReplaySerializer(selectors.replay(game)).data)
 
     @extend_schema(parameters=[ReplayViewQuerySerializer], responses={200: OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["get"], url_path="replay/view")
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="replay/view",
+        query_serializer=ReplayViewQuerySerializer,
+    )
     def replay_view(self, request: Request, pk: str) -> Response:
         """An ended game as ``seat`` (or a spectator) saw it after ``step`` actions."""
-        query = ReplayViewQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         game = self._ended(self.get_object())
-        step, seat = query.validated_data["step"], query.validated_data.get("seat")
+        step, seat = query["step"], query.get("seat")
         if step > game.version:
             raise DomainError(
                 "no_such_step", f"The game has {game.version} steps.", {"steps": game.version}

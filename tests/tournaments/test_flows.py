@@ -60,7 +60,7 @@ def test_a_recorded_game_counts_once_every_round_is_confirmed_and_corrections_ke
     assert selectors.standings(comp)[0]["name"] == "Bob"
     assert selectors.standings(comp, as_of=before)[0]["name"] == "Alice"
     assert ScoreRecord.objects.filter(game=game).count() == 2  # nothing overwritten
-    actions = [c["action"] for c in selectors.change_log(comp)]
+    actions = [c.action for c in selectors.change_log(comp)]
     assert "round_corrected" in actions
 
 

@@ -397,8 +397,8 @@ class ScoreRecordSerializer(serializers.ModelSerializer[ScoreRecord]):
 
 
 class ChangeSerializer(serializers.Serializer[Any]):
-    at = serializers.DateTimeField()
-    by = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField(source="created_at")
+    by = serializers.CharField(source="actor.username", allow_null=True, default=None)
     action = serializers.CharField()
     subject = serializers.CharField()
     reason = serializers.CharField()

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, viewsets
+from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
@@ -22,6 +22,7 @@ from accounts.models import User
 from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
+from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import exports, nights, recording, roster, running, selectors, services, tables
@@ -94,9 +95,7 @@ class GamesCSV(CSVRenderer):  # type: ignore[misc]  # the package ships no types
     ]  # fmt: skip
 
 
-class LeagueViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[League]
-):
+class LeagueViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[League]):
     """Club leagues."""
 
     serializer_class = LeagueSerializer
@@ -164,7 +163,7 @@ class LeagueViewSet(
         return Response(SeasonSerializer(season).data, status=201)
 
 
-class SeasonViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Season]):
+class SeasonViewSet(mixins.RetrieveModelMixin, ApiViewSet[Season]):
     """Seasons: their competition holds the standings."""
 
     serializer_class = SeasonSerializer
@@ -188,7 +187,7 @@ class SeasonViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Season]):
         return Response(NightSerializer(night).data, status=201)
 
 
-class MemberViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Member]):
+class MemberViewSet(mixins.RetrieveModelMixin, ApiViewSet[Member]):
     """A club roster's players."""
 
     serializer_class = MemberSerializer
@@ -231,7 +230,7 @@ def _competitors(competition: Competition, ids: list[int]) -> list[Competitor]:
     return [found[i] for i in ids]
 
 
-class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]):
+class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
     """Game nights: digital games played on the platform, or real tables recorded."""
 
     serializer_class = NightSerializer
@@ -323,7 +322,7 @@ class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]
         )
 
 
-class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
+class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
     """Anything with standings: competitors, standings (as of any moment), exports, the log."""
 
     serializer_class = CompetitionSerializer
@@ -342,13 +341,14 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
     @extend_schema(
         methods=["post"], request=CompetitorInputSerializer, responses={201: CompetitorSerializer}
     )
-    @action(detail=True, methods=["get", "post"])
+    # Paginated: a season's competitors grow with the club, with no bound.
+    @action(detail=True, methods=["get", "post"], pages=True)
     def competitors(self, request: Request, pk: str) -> Response:
         """List competitors, or add one (an account, a guest name, or a bot version)."""
         competition = self.get_object()
         if request.method == "GET":
             rows = competition.competitors.select_related("user")
-            return Response(CompetitorSerializer(rows, many=True).data)
+            return self.page_response(rows, CompetitorSerializer)
         data = CompetitorInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -383,13 +383,19 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
     @extend_schema(
         parameters=[StandingsQuerySerializer], responses={200: StandingRowSerializer(many=True)}
     )
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, StandingsCSV])
+    # The whole table, never a page: a ranking (and its spreadsheet) is read entire.
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer, StandingsCSV],
+        pagination_class=None,
+        query_serializer=StandingsQuerySerializer,
+    )
     def standings(self, request: Request, pk: str) -> Response:
         """The standings, now or ``as_of`` a past moment; ``?format=csv`` for a spreadsheet."""
-        query = StandingsQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         competition = self.get_object()
-        as_of, night_id = query.validated_data["as_of"], query.validated_data["night"]
+        as_of, night_id = query["as_of"], query["night"]
         night = None
         if night_id is not None:
             night = GameNight.objects.filter(pk=night_id, season__competition=competition).first()
@@ -408,7 +414,13 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         return response
 
     @extend_schema(responses={200: GameRowSerializer(many=True)})
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, GamesCSV])
+    # An export, never a page: the spreadsheet holds every game.
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer, GamesCSV],
+        pagination_class=None,
+    )
     def games(self, request: Request, pk: str) -> Response:
         """Every game of the competition, seat by seat; ``?format=csv`` for a spreadsheet."""
         competition = self.get_object()
@@ -433,10 +445,11 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         return self._download(Response(GameRowSerializer(rows, many=True).data), filename)
 
     @extend_schema(responses={200: ChangeSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    # Paginated: the log is append-only and grows with every entry and correction.
+    @action(detail=True, methods=["get"], pages=True)
     def changes(self, request: Request, pk: str) -> Response:
-        """The public change log: every change, who made it, when, why, before and after."""
-        return Response(ChangeSerializer(selectors.change_log(self.get_object()), many=True).data)
+        """The public change log, newest first: every change, who, when, why, before and after."""
+        return self.page_response(selectors.change_log(self.get_object()), ChangeSerializer)
 
     @extend_schema(request=WebhookInputSerializer, responses={201: WebhookCreatedSerializer})
     @action(detail=True, methods=["post"])
@@ -453,7 +466,7 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         )
 
 
-class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
+class RecordedGameViewSet(ApiViewSet[Game]):
     """The score sheet of a real-table game: enter rounds, confirm or dispute, correct."""
 
     permission_classes = (IsAuthenticatedOrReadOnly,)
@@ -467,7 +480,8 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         parameters=[IDEMPOTENCY_HEADER],
         responses={201: ScoreRecordSerializer},
     )
-    @action(detail=True, methods=["get", "post"])
+    # The ledger is a plain array: one game's records, bounded by its rounds.
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def rounds(self, request: Request, pk: str) -> Response:
         """The whole ledger (every record, superseded ones too), or enter the next round."""
         game = self.get_object()
@@ -528,9 +542,7 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         return Response(ScoreRecordSerializer(record).data, status=201)
 
 
-class TournamentViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Tournament]
-):
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Tournament]):
     """Round-robin and Swiss tournaments for people or bots; progress visible here."""
 
     serializer_class = TournamentSerializer

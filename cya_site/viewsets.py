@@ -1,0 +1,98 @@
+"""The base of every API viewset: it refuses the query parameters its action does not read.
+
+A misspelt filter (``?stauts=active``) or a parameter some other endpoint takes
+(``?ordering=...``, ``?page=`` on a plain array) would otherwise be ignored, and the client
+would get an answer to a question it did not ask. Each unknown parameter gets 400
+``invalid`` with ``unknown_field`` under its name, as an unknown body field does
+(cya_site.serializers.StrictInputSerializer), so the rule is the same for bodies and
+query strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from django.db.models import Model, QuerySet
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework import serializers, viewsets
+from rest_framework.exceptions import ErrorDetail, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+
+_M = TypeVar("_M", bound=Model)
+
+READS = frozenset({"GET", "HEAD"})
+
+
+class ApiViewSet(viewsets.GenericViewSet[_M]):
+    """A GenericViewSet whose actions accept only the query parameters they read.
+
+    Every action reads DRF's ``format`` (content negotiation). A GET action also reads the
+    fields of its ``query_serializer``, if it declares one; the ``list`` action reads its
+    filters and, when paginated, ``page`` and ``page_size``; another action that answers a
+    page (declared with ``pages=True``) reads the page parameters only. Set
+    ``query_serializer`` and ``pages`` per action through ``@action(...)``.
+    """
+
+    query_serializer: type[serializers.Serializer[Any]] | None = None
+    pages = False
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """Authenticate, check permissions and throttles, then refuse unknown parameters."""
+        super().initial(request, *args, **kwargs)
+        query_refuse_unknown(request.query_params, self.query_params_read())
+
+    def query_params_read(self) -> set[str]:
+        """The names of the query parameters this request's action reads."""
+        names = {api_settings.URL_FORMAT_OVERRIDE or "format"}
+        if self.request.method not in READS:
+            return names
+        if self.query_serializer is not None:
+            names.update(self.query_serializer().fields)
+        if self.action == "list":
+            names.update(self._filter_params())
+        if self.paginator is not None and (self.action == "list" or self.pages):
+            names.update(
+                param["name"] for param in self.paginator.get_schema_operation_parameters(self)
+            )
+        return names
+
+    def query_valid(self) -> dict[str, Any]:
+        """The query parameters, validated by the action's ``query_serializer`` (else 400)."""
+        assert self.query_serializer is not None, "the action declares no query_serializer"
+        query = self.query_serializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return dict(query.validated_data)
+
+    def _filter_params(self) -> set[str]:
+        # django-filter is the one filter backend (settings.REST_FRAMEWORK); another one's
+        # parameters would be refused until named here, which tests/cya_site/test_query_params.py
+        # would show at once.
+        names: set[str] = set()
+        for backend in (backend_class() for backend_class in self.filter_backends):
+            if isinstance(backend, DjangoFilterBackend):
+                filterset = backend.get_filterset_class(self, self.get_queryset())
+                names.update(filterset.base_filters if filterset is not None else ())
+        return names
+
+    def page_response(
+        self, rows: QuerySet[Any], serializer: type[serializers.BaseSerializer[Any]], **kwargs: Any
+    ) -> Response:
+        """One page of ``rows`` (a ``pages=True`` action), each serialized by ``serializer``."""
+        page = self.paginate_queryset(rows)
+        assert page is not None, "page_response needs a paginated view"
+        return self.get_paginated_response(serializer(page, many=True, **kwargs).data)
+
+
+def query_refuse_unknown(params: Iterable[str], known: set[str]) -> None:
+    """Raise ValidationError naming each parameter not in ``known`` (``unknown_field``)."""
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ValidationError(
+            {
+                name: [ErrorDetail("Unknown query parameter.", code="unknown_field")]
+                for name in unknown
+            }
+        )
