@@ -69,13 +69,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Bo
     @action(detail=True, methods=["get", "post"], filter_backends=[], pages=True)
     def versions(self, request: Request, pk: str) -> Response:
         """List a bot's versions, newest first, or create a new immutable one (validated first)."""
-        bot = self.get_object()
         context = self.get_serializer_context()
         if request.method == "GET":
-            rows = bot.versions.select_related("bot").order_by("-number")
+            rows = self.get_object().versions.select_related("bot").order_by("-number")
             return self.page_response(rows, VersionSerializer, context=context)
         data = VersionCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        bot = self.get_object()
         version = services.version_create(bot=bot, by=_user(request), **data.validated_data)
         return Response(VersionSerializer(version, context=context).data, status=201)
 

@@ -7,7 +7,8 @@ from typing import Any
 from rest_framework import serializers
 
 from cya_site.serializers import StrictInputSerializer
-from games.engine import PRESETS, RuleSet
+from games.api.serializers import RuleOptionsField, rules_build
+from games.engine import PRESETS
 from tournaments.models import (
     CheckIn,
     Competition,
@@ -28,17 +29,14 @@ class RulesInputSerializer(StrictInputSerializer):
     """A preset and option overrides, built into a RuleSet (refused with invalid_rules)."""
 
     preset = serializers.ChoiceField(choices=sorted(PRESETS), default="2021")
-    options = serializers.DictField(required=False, default=dict)
+    options = RuleOptionsField(
+        misplaced={"seats": "seats is not an option: each table seats its players."},
+        required=False,
+        default=dict,
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        data = RuleSet.preset(attrs["preset"]).to_json()
-        options = dict(attrs["options"])
-        advanced = options.pop("advanced", {})
-        if not isinstance(advanced, dict):
-            raise serializers.ValidationError({"options": "advanced must be an object"})
-        data.update(options)
-        data["advanced"] = {**data["advanced"], **advanced}
-        attrs["rules"] = RuleSet.from_json(data)
+        attrs["rules"] = rules_build(attrs["preset"], attrs["options"])
         return attrs
 
 

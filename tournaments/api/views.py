@@ -137,12 +137,12 @@ class LeagueViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def members(self, request: Request, pk: str) -> Response:
         """The club's roster, or put a player on it (an account, or a guest by name)."""
-        league = self.get_object()
         if request.method == "GET":
-            rows = Member.objects.filter(league=league).select_related("user")
+            rows = Member.objects.filter(league=self.get_object()).select_related("user")
             return Response(MemberSerializer(rows, many=True).data)
         data = MemberInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        league = self.get_object()
         member = roster.member_add(
             league=league,
             by=_user(request),
@@ -282,12 +282,14 @@ class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def checkins(self, request: Request, pk: str) -> Response:
         """Who has checked in, or check a roster member in (organisers, or oneself)."""
-        night = self.get_object()
         if request.method == "GET":
-            rows = CheckIn.objects.filter(night=night).select_related("competitor", "by")
+            rows = CheckIn.objects.filter(night=self.get_object()).select_related(
+                "competitor", "by"
+            )
             return Response(CheckInSerializer(rows, many=True).data)
         data = CheckInInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        night = self.get_object()
         member = _member(night.season.league_id, data.validated_data["member"])
         checkin = nights.night_check_in(night=night, by=_user(request), member=member)
         return Response(CheckInSerializer(checkin).data, status=201)
@@ -345,12 +347,12 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
     @action(detail=True, methods=["get", "post"], pages=True)
     def competitors(self, request: Request, pk: str) -> Response:
         """List competitors, or add one (an account, a guest name, or a bot version)."""
-        competition = self.get_object()
         if request.method == "GET":
-            rows = competition.competitors.select_related("user")
+            rows = self.get_object().competitors.select_related("user")
             return self.page_response(rows, CompetitorSerializer)
         data = CompetitorInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        competition = self.get_object()
         v = data.validated_data
         user = user_named(v["username"])
         version = None
@@ -484,10 +486,9 @@ class RecordedGameViewSet(ApiViewSet[Game]):
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def rounds(self, request: Request, pk: str) -> Response:
         """The whole ledger (every record, superseded ones too), or enter the next round."""
-        game = self.get_object()
         if request.method == "GET":
             records = (
-                ScoreRecord.objects.filter(game=game)
+                ScoreRecord.objects.filter(game=self.get_object())
                 .select_related("actor")
                 .prefetch_related("votes__voter")
             )
@@ -496,7 +497,7 @@ class RecordedGameViewSet(ApiViewSet[Game]):
         data.is_valid(raise_exception=True)
         key = (request.headers.get("Idempotency-Key") or "")[:100]
         record = recording.round_record(
-            game=game,
+            game=self.get_object(),
             by=_user(request),
             dollars=data.validated_data["dollars"],
             key=key,
