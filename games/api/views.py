@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
@@ -24,6 +24,7 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from cya_site.errors import DomainError
+from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
 from cya_site.viewsets import ApiViewSet
 from games import feed, notify, selectors, services
 from games.api.filters import GameFilter
@@ -44,14 +45,6 @@ from games.api.serializers import (
     WaitResultSerializer,
 )
 from games.models import Game
-
-IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    description="Makes retries safe: a repeated key returns the first result, applies nothing",
-)
-MAX_KEY_LENGTH = 100
 
 
 def _user(request: Request) -> User:
@@ -174,17 +167,12 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         """Answer your seat's decision with one of its legal actions, naming its version."""
         data = ActionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > MAX_KEY_LENGTH:
-            raise DomainError(
-                "invalid", "Idempotency-Key is too long.", {"max_length": MAX_KEY_LENGTH}
-            )
         result = services.action_submit(
             game_id=int(pk),
             user=_user(request),
             action=data.validated_data["action"],
             version=data.validated_data["version"],
-            key=key,
+            key=idempotency_key(request) or None,
         )
         body = {
             "entry": {
@@ -196,8 +184,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             "game": feed.game_status(result.game),
             "decision": selectors.decision(result.game, result.seat),
         }
-        code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
-        return Response(body, status=code)
+        return Response(body, status=replay_status(result.replayed))
 
     @extend_schema(request=None, responses={200: LogEntrySerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])

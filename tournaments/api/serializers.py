@@ -375,7 +375,7 @@ class ScoreRecordSerializer(serializers.ModelSerializer[ScoreRecord]):
 
     class Meta:
         model = ScoreRecord
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "round_number",
             "dollars",
@@ -388,10 +388,26 @@ class ScoreRecordSerializer(serializers.ModelSerializer[ScoreRecord]):
             "created_at",
             "votes",
         )
-        read_only_fields = fields
+        read_only_fields: tuple[str, ...] = fields
 
     def get_superseded(self, record: ScoreRecord) -> bool:
         return hasattr(record, "superseded_by")
+
+
+class RoundEntrySerializer(ScoreRecordSerializer):
+    """The record an entry made, or the one an earlier entry with its key made (a replay)."""
+
+    replayed = serializers.SerializerMethodField(
+        help_text="True when the Idempotency-Key was seen before: nothing was written"
+    )
+
+    class Meta(ScoreRecordSerializer.Meta):
+        fields = (*ScoreRecordSerializer.Meta.fields, "replayed")
+        read_only_fields = fields
+
+    def get_replayed(self, record: ScoreRecord) -> bool:
+        replayed: bool = self.context["replayed"]
+        return replayed
 
 
 class ChangeSerializer(serializers.Serializer[Any]):

@@ -8,7 +8,7 @@ from typing import ClassVar
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
@@ -22,6 +22,7 @@ from accounts.models import User
 from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
+from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
 from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
 from games.models import Game
@@ -45,6 +46,7 @@ from tournaments.api.serializers import (
     NightRoundSerializer,
     NightSerializer,
     OrganiserInputSerializer,
+    RoundEntrySerializer,
     RoundInputSerializer,
     ScoreRecordSerializer,
     SeasonCreateInputSerializer,
@@ -68,10 +70,6 @@ from tournaments.models import (
     ScoreRecord,
     Season,
     Tournament,
-)
-
-IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, description="Makes retries safe"
 )
 
 
@@ -480,7 +478,7 @@ class RecordedGameViewSet(ApiViewSet[Game]):
         methods=["post"],
         request=RoundInputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={201: ScoreRecordSerializer},
+        responses={201: RoundEntrySerializer, 200: RoundEntrySerializer},
     )
     # The ledger is a plain array: one game's records, bounded by its rounds.
     @action(detail=True, methods=["get", "post"], pagination_class=None)
@@ -495,15 +493,15 @@ class RecordedGameViewSet(ApiViewSet[Game]):
             return Response(ScoreRecordSerializer(records, many=True).data)
         data = RoundInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = (request.headers.get("Idempotency-Key") or "")[:100]
-        record = recording.round_record(
+        entry = recording.round_record(
             game=self.get_object(),
             by=_user(request),
             dollars=data.validated_data["dollars"],
-            key=key,
+            key=idempotency_key(request),
             number=data.validated_data["round"],
         )
-        return Response(ScoreRecordSerializer(record).data, status=201)
+        body = RoundEntrySerializer(entry.record, context={"replayed": entry.replayed})
+        return Response(body.data, status=replay_status(entry.replayed))
 
     def _record(self, game: Game, number: str) -> ScoreRecord:
         # A removed round's record stays current too, beside the round entered after it.
