@@ -5,12 +5,14 @@ A misspelt filter (``?stauts=active``) or a parameter some other endpoint takes
 would get an answer to a question it did not ask. Each unknown parameter gets 400
 ``invalid`` with ``unknown_field`` under its name, as an unknown body field does
 (cya_site.serializers.StrictInputSerializer), so the rule is the same for bodies and
-query strings.
+query strings; a parameter with no value (``?status=``) gets ``blank``. Their values are
+checked by whatever reads them: the filters (cya_site/filters.py), the paginator
+(cya_site/pagination.py) or the action's query serializer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from django.db.models import Model, QuerySet
@@ -42,7 +44,8 @@ class ApiViewSet(viewsets.GenericViewSet[_M]):
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         """Authenticate, check permissions and throttles, then refuse unknown parameters."""
         super().initial(request, *args, **kwargs)
-        query_refuse_unknown(request.query_params, self.query_params_read())
+        if self.action is not None:  # else the method is not routed here: 405 follows
+            query_check(request.query_params, self.query_params_read())
 
     def query_params_read(self) -> set[str]:
         """The names of the query parameters this request's action reads."""
@@ -86,13 +89,18 @@ class ApiViewSet(viewsets.GenericViewSet[_M]):
         return self.get_paginated_response(serializer(page, many=True, **kwargs).data)
 
 
-def query_refuse_unknown(params: Iterable[str], known: set[str]) -> None:
-    """Raise ValidationError naming each parameter not in ``known`` (``unknown_field``)."""
-    unknown = sorted(set(params) - known)
-    if unknown:
-        raise ValidationError(
-            {
-                name: [ErrorDetail("Unknown query parameter.", code="unknown_field")]
-                for name in unknown
-            }
-        )
+def query_check(params: Mapping[str, str], known: set[str]) -> None:
+    """Raise ValidationError naming each parameter not in ``known`` (``unknown_field``) and
+    each given without a value (``blank``: ``?status=`` is no status, not any status)."""
+    problems = {
+        name: [ErrorDetail("Unknown query parameter.", code="unknown_field")]
+        for name in params
+        if name not in known
+    }
+    problems.update(
+        (name, [ErrorDetail("A query parameter needs a value.", code="blank")])
+        for name, value in params.items()
+        if value == "" and name not in problems
+    )
+    if problems:
+        raise ValidationError(dict(sorted(problems.items())))

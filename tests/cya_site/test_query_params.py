@@ -148,3 +148,51 @@ def test_a_filter_with_a_bad_value_is_refused_naming_it(api: APIClient) -> None:
 @pytest.mark.django_db
 def test_the_format_parameter_is_read_everywhere(api: APIClient) -> None:
     assert api.get("/api/v1/ladder/?format=json").status_code == 200
+
+
+# --- values: pages, filters, blanks ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "name", "code"),
+    [
+        ("page_size=lots", "page_size", "invalid"),
+        ("page_size=0", "page_size", "min_value"),
+        ("page_size=101", "page_size", "max_value"),
+        ("page=last", "page", "invalid"),
+        ("page=0", "page", "min_value"),
+        ("seats=0.5", "seats", "invalid"),
+        ("mine=perhaps", "mine", "invalid"),
+        ("status=", "status", "blank"),
+        ("player=", "player", "blank"),
+    ],
+)
+def test_a_list_refuses_a_page_or_filter_value_it_cannot_read_naming_it(
+    api: APIClient, query: str, name: str, code: str
+) -> None:
+    response = api.get(f"/api/v1/games/?{query}")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid"
+    assert [p["code"] for p in response.json()["details"][name]] == [code]
+
+
+@pytest.mark.django_db
+def test_a_page_past_the_end_is_not_found_and_a_full_page_is_served(api: APIClient) -> None:
+    assert api.get("/api/v1/games/?page=2").json()["code"] == "not_found"
+    assert api.get("/api/v1/games/?page=1&page_size=100").json()["count"] == 0
+
+
+@pytest.mark.django_db
+def test_a_token_list_refuses_an_active_filter_that_is_not_true_or_false(
+    alice: User, api_as: Clients
+) -> None:
+    client = api_as(alice)
+
+    refused = client.get("/api/v1/tokens/?active=maybe")
+    active = client.get("/api/v1/tokens/?active=true")
+
+    assert refused.status_code == 400
+    assert refused.json()["details"]["active"][0]["code"] == "invalid"
+    assert [t["is_active"] for t in active.json()["results"]] == [True]
