@@ -177,3 +177,58 @@ def test_known_options_still_reach_the_engine(alice: User, api_as: Clients) -> N
     assert response.status_code == 201, response.json()
     rules = response.json()["rules"]
     assert (rules["seats"], rules["ending"], rules["advanced"]["penny_jar"]) == (3, "quick", True)
+
+
+# --- values of another JSON type -----------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({"seats": "3"}, "seats", "invalid"),
+        ({"seats": True}, "seats", "invalid"),
+        ({"take_seat": 1}, "take_seat", "invalid"),
+        ({"take_seat": "yes"}, "take_seat", "invalid"),
+        ({"preset": 2021}, "preset", "invalid"),
+        ({"options": []}, "options", "not_a_dict"),
+    ],
+)
+def test_a_value_of_another_json_type_is_refused_not_converted(
+    alice: User, api_as: Clients, body: dict[str, Any], field: str, code: str
+) -> None:
+    response = api_as(alice).post("/api/v1/games/", body, format="json")
+
+    assert response.status_code == 400
+    assert [p["code"] for p in response.json()["details"][field]] == [code]
+    assert not Game.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_number_where_a_string_belongs_is_refused_naming_the_field(
+    alice: User, api_as: Clients
+) -> None:
+    response = api_as(alice).post(
+        "/api/v1/leagues/", {"name": 0, "slug": "club", "description": 7}, format="json"
+    )
+
+    assert response.status_code == 400
+    details = response.json()["details"]
+    assert (
+        details["name"]
+        == details["description"]
+        == [{"message": "Expected a string.", "code": "invalid"}]
+    )
+    assert not League.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_list_names_each_item_of_another_type(alice: User, api_as: Clients) -> None:
+    body = {"competitors": ["1", 2, None], "rules": None}
+
+    response = api_as(alice).post("/api/v1/nights/1/recorded/", body, format="json")
+
+    assert response.status_code == 400
+    problems = response.json()["details"]["competitors"]
+    assert problems["0"] == [{"message": "Expected a whole number.", "code": "invalid"}]
+    assert "1" not in problems
