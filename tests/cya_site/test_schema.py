@@ -73,3 +73,15 @@ def test_every_idempotency_key_endpoint_documents_its_replay_alike(tmp_path: Pat
         component = schema["components"]["schemas"][first["$ref"].rsplit("/", 1)[-1]]
         assert component["properties"]["replayed"]["type"] == "boolean"
         assert "replayed" in component["required"]
+
+
+def test_an_input_without_a_docstring_of_its_own_has_no_borrowed_description(
+    tmp_path: Path,
+) -> None:
+    schema_file = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(schema_file))
+    components = yaml.safe_load(schema_file.read_text())["components"]["schemas"]
+
+    assert "description" not in components["RegisterInputRequest"]
+    assert components["RulesInputRequest"]["description"].startswith("A preset and option")
+    assert components["RegisterInputRequest"]["additionalProperties"] is False
