@@ -42,9 +42,16 @@ class StrictInputSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-
     match_subclasses = True
 
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        """The usual schema, closed with ``additionalProperties: false``."""
+        """The usual schema, closed with ``additionalProperties: false``.
+
+        A serializer without a docstring of its own has no description, rather than the
+        base class's, which said how validation works to every input of the schema.
+        """
         schema: dict[str, Any] = auto_schema._map_serializer(
             self.target, direction, bypass_extensions=True
         )
         schema["additionalProperties"] = False
+        serializer = self.target if isinstance(self.target, type) else type(self.target)
+        if "__doc__" not in vars(serializer) or serializer.__doc__ is None:
+            schema.pop("description", None)
         return schema

@@ -5,33 +5,55 @@ from typing import Any
 
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
+from rest_framework.utils import html
 
 from cya_site.routes import MAX_ID
 
+# The JSON type each kind of field reads, and what a value of another type is told. The
+# first match wins: BooleanField before IntegerField, since True is an int in Python.
+_JSON_TYPES: tuple[
+    tuple[type[serializers.Field[Any, Any, Any, Any]], type | tuple[type, ...], str], ...
+] = (
+    (serializers.BooleanField, bool, "Expected true or false."),
+    (serializers.IntegerField, int, "Expected a whole number."),
+    (serializers.FloatField, (int, float), "Expected a number."),
+    (serializers.DecimalField, (int, float), "Expected a number."),
+    (serializers.CharField, str, "Expected a string."),
+    (serializers.ChoiceField, str, "Expected a string."),
+    (serializers.DateField, str, "Expected a date as a string."),
+    (serializers.DateTimeField, str, "Expected a date and time as a string."),
+)
+
 
 class StrictInputSerializer(serializers.Serializer[Any]):
-    """An input serializer that rejects fields it does not declare.
+    """An input serializer that rejects fields it does not declare, and values of another
+    JSON type than the field's.
 
     A misspelt optional field would otherwise be dropped silently and the request
-    would run with the default; instead each unknown field gets ``unknown_field``.
+    would run with the default; instead each unknown field gets ``unknown_field``. DRF
+    would also read ``"3"`` as 3, ``0`` as ``"0"`` and ``"yes"`` as true; a JSON body
+    gets the types the schema documents, or ``invalid`` naming the field. (A query string
+    has only strings: it is read the usual way.)
     """
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
-        """Validate the declared fields, and refuse any undeclared ones."""
-        unknown: dict[str, Any] = {}
+        """Validate the declared fields, and refuse any undeclared or mistyped ones."""
+        refused: dict[str, Any] = {}
         if isinstance(data, Mapping):
-            unknown = {
+            refused = {
                 name: [ErrorDetail("Unknown field.", code="unknown_field")]
                 for name in sorted(set(data) - set(self.fields))
             }
+            if not html.is_html_input(data):
+                refused.update(_mistyped(self.fields, data))
         try:
             value: dict[str, Any] = super().to_internal_value(data)
         except ValidationError as error:
-            if unknown and isinstance(error.detail, dict):
-                raise ValidationError({**error.detail, **unknown}) from None
+            if refused and isinstance(error.detail, dict):
+                raise ValidationError({**error.detail, **refused}) from None
             raise
-        if unknown:
-            raise ValidationError(unknown)
+        if refused:
+            raise ValidationError(refused)
         return value
 
 
@@ -44,3 +66,39 @@ class IdField(serializers.IntegerField):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=0, max_value=MAX_ID, **kwargs)
+
+
+def _mistyped(
+    fields: Mapping[str, serializers.Field[Any, Any, Any, Any]], data: Mapping[str, Any]
+) -> dict[str, Any]:
+    found = {}
+    for name, field in fields.items():
+        if name in data and not field.read_only:
+            problem = _json_type_problem(field, data[name])
+            if problem is not None:
+                found[name] = problem
+    return found
+
+
+def _json_type_problem(field: serializers.Field[Any, Any, Any, Any], value: Any) -> Any:
+    """What is wrong with ``value``'s JSON type for ``field``, or None."""
+    if value is None:  # allow_null decides, as DRF does
+        return None
+    if isinstance(field, serializers.ListField):
+        if not isinstance(value, list):
+            return [ErrorDetail("Expected a list.", code="not_a_list")]
+        items = {i: _json_type_problem(field.child, item) for i, item in enumerate(value)}
+        return {i: problem for i, problem in items.items() if problem is not None} or None
+    if isinstance(field, serializers.DictField):
+        return (
+            None
+            if isinstance(value, dict)
+            else [ErrorDetail("Expected an object.", code="not_a_dict")]
+        )
+    for kind, json_type, message in _JSON_TYPES:
+        if isinstance(field, kind):
+            wrong = not isinstance(value, json_type) or (
+                isinstance(value, bool) and json_type is not bool
+            )
+            return [ErrorDetail(message, code="invalid")] if wrong else None
+    return None  # JSONField and nested serializers check themselves

@@ -16,6 +16,7 @@ organiser corrects or confirms it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -38,6 +39,15 @@ from tournaments.models import (
     ScoreVote,
     TournamentRound,
 )
+
+
+@dataclass(frozen=True)
+class RoundEntry:
+    """What entering a round did: its record, and whether it was a retry of an earlier
+    entry with the same idempotency key (which wrote nothing)."""
+
+    record: ScoreRecord
+    replayed: bool = False
 
 
 def _refuse(error: scorecheck.ScoreError) -> DomainError:
@@ -95,8 +105,8 @@ def recorded_game_create(
 
 def round_record(
     *, game: Game, by: User, dollars: list[int], key: str = "", number: int | None = None
-) -> ScoreRecord:
-    """Enter the next round's dollars (idempotent with ``key``).
+) -> RoundEntry:
+    """Enter the next round's dollars (idempotent with ``key``: a retry replays the first).
 
     ``number``, when given, is the round the sender meant to enter: if another phone
     entered (or an organiser removed) a round meanwhile, the entry is refused with
@@ -113,7 +123,7 @@ def round_record(
 @transaction.atomic
 def _round_record(
     *, game: Game, by: User, dollars: list[int], key: str, number: int | None
-) -> ScoreRecord:
+) -> RoundEntry:
     game = _locked_recorded(game)
     if key:
         earlier = ScoreRecord.objects.filter(game=game, idempotency_key=key).first()
@@ -122,7 +132,7 @@ def _round_record(
                 raise DomainError(
                     "idempotency_key_reused", "That key belongs to another entry.", status=409
                 )
-            return earlier
+            return RoundEntry(earlier, replayed=True)
     competition = _competition_of(game)
     organiser = selectors.is_organiser(competition, by)
     seat = _seat_of(game, by)
@@ -175,7 +185,7 @@ def _round_record(
         f"game {game.pk} round {record.round_number}",
         after=dollars,
     )
-    return record
+    return RoundEntry(record)
 
 
 @transaction.atomic

@@ -12,7 +12,15 @@ from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
 
 from accounts.models import User
 from tournaments import ranking
-from tournaments.models import Competition, Competitor, GameEntry, GameNight, League, Result
+from tournaments.models import (
+    ChangeLog,
+    Competition,
+    Competitor,
+    GameEntry,
+    GameNight,
+    League,
+    Result,
+)
 
 
 def league_organiser_ids(league: League) -> set[int]:
@@ -280,17 +288,6 @@ def entries_of(competition: Competition) -> QuerySet[GameEntry]:
     )
 
 
-def change_log(competition: Competition) -> list[dict[str, Any]]:
+def change_log(competition: Competition) -> QuerySet[ChangeLog]:
     """The competition's public change log, newest first."""
-    return [
-        {
-            "at": c.created_at,
-            "by": c.actor.username if c.actor else None,
-            "action": c.action,
-            "subject": c.subject,
-            "reason": c.reason,
-            "before": c.before,
-            "after": c.after,
-        }
-        for c in competition.changes.select_related("actor")
-    ]
+    return competition.changes.select_related("actor").order_by("-created_at", "-id")

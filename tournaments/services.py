@@ -133,7 +133,9 @@ def season_create(
         raise DomainError("invalid", "A season ends after it starts.", {"field": "ends_on"})
     competition = competition_create(
         kind=Competition.Kind.SEASON,
-        name=f"{league.name} {name}",
+        # A label: a long league and season name together are cut to the column's width
+        # (the season keeps its whole name), rather than failing the insert with a 500.
+        name=f"{league.name} {name}"[: Competition._meta.get_field("name").max_length],
         tiebreaks=tiebreaks,
         best_of=best_of,
     )

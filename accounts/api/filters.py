@@ -4,10 +4,11 @@ from django.db.models import QuerySet
 from django_filters import rest_framework as filters
 
 from accounts.models import ApiToken
+from cya_site.filters import TrueFalseFilter
 
 
 class TokenFilter(filters.FilterSet):
-    active = filters.BooleanFilter(method="filter_active", label="Only tokens not revoked")
+    active = TrueFalseFilter(method="filter_active", label="Only tokens not revoked")
 
     class Meta:
         model = ApiToken

@@ -3,7 +3,7 @@
 from django.contrib.auth import login, logout
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny
@@ -22,6 +22,7 @@ from accounts.api.serializers import (
     UserSerializer,
 )
 from accounts.models import ApiToken, User
+from cya_site.viewsets import ApiViewSet
 
 
 def _user(request: Request) -> User:
@@ -32,7 +33,7 @@ def _user(request: Request) -> User:
     return user
 
 
-class AuthViewSet(viewsets.GenericViewSet[User]):
+class AuthViewSet(ApiViewSet[User]):
     """Register, log in (get a token), log out (revoke it), and who am I."""
 
     serializer_class = UserSerializer
@@ -86,7 +87,7 @@ class AuthViewSet(viewsets.GenericViewSet[User]):
         return Response(UserSerializer(_user(request)).data)
 
 
-class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
+class TokenViewSet(mixins.ListModelMixin, ApiViewSet[ApiToken]):
     """The caller's own API tokens: list, create (key shown once), revoke."""
 
     serializer_class = TokenSerializer

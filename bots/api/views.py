@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
@@ -26,6 +26,9 @@ from bots.api.serializers import (
 )
 from bots.models import Bot, BotVersion, Match, RatingChange, Strike
 from cya_site.errors import DomainError
+from cya_site.viewsets import ApiViewSet
+
+STRIKES_SHOWN = 200
 
 
 def _user(request: Request) -> User:
@@ -34,7 +37,7 @@ def _user(request: Request) -> User:
     return request.user
 
 
-class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Bot]):
     """Bot entries: anyone may look; owners register bots and their versions."""
 
     serializer_class = BotSerializer
@@ -62,16 +65,17 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @extend_schema(
         methods=["post"], request=VersionCreateInputSerializer, responses={201: VersionSerializer}
     )
-    @action(detail=True, methods=["get", "post"])
+    # Paginated: a bot gains a version with every upload, so the list has no bound.
+    @action(detail=True, methods=["get", "post"], filter_backends=[], pages=True)
     def versions(self, request: Request, pk: str) -> Response:
-        """List a bot's versions, or create a new immutable one (it is validated first)."""
-        bot = self.get_object()
+        """List a bot's versions, newest first, or create a new immutable one (validated first)."""
         context = self.get_serializer_context()
         if request.method == "GET":
-            rows = bot.versions.select_related("bot").order_by("-number")
-            return Response(VersionSerializer(rows, many=True, context=context).data)
+            rows = self.get_object().versions.select_related("bot").order_by("-number")
+            return self.page_response(rows, VersionSerializer, context=context)
         data = VersionCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        bot = self.get_object()
         version = services.version_create(bot=bot, by=_user(request), **data.validated_data)
         return Response(VersionSerializer(version, context=context).data, status=201)
 
@@ -87,7 +91,14 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(BotTokenSerializer(body).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: StrikeSerializer(many=True)})
-    @action(detail=True, methods=["get"], permission_classes=[IsAuthenticated])
+    # A plain array: the latest strikes only, at most STRIKES_SHOWN.
+    @action(
+        detail=True,
+        methods=["get"],
+        permission_classes=[IsAuthenticated],
+        filter_backends=[],
+        pagination_class=None,
+    )
     def strikes(self, request: Request, pk: str) -> Response:
         """The bot's latest strikes and why (its owner and staff only)."""
         bot = self.get_object()
@@ -97,10 +108,11 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 "permission_denied", "Only the bot's owner sees its strikes.", status=403
             )
         rows = Strike.objects.filter(control__version__bot=bot).select_related("control__seat")
-        return Response(StrikeSerializer(rows.order_by("-created_at")[:200], many=True).data)
+        latest = rows.order_by("-created_at")[:STRIKES_SHOWN]
+        return Response(StrikeSerializer(latest, many=True).data)
 
 
-class LadderViewSet(viewsets.GenericViewSet[BotVersion]):
+class LadderViewSet(ApiViewSet[BotVersion]):
     """The leaderboard: every ranked version by its conservative rating (mu - 3 sigma)."""
 
     permission_classes = (IsAuthenticatedOrReadOnly,)
@@ -114,9 +126,7 @@ class LadderViewSet(viewsets.GenericViewSet[BotVersion]):
         return Response(LeaderboardRowSerializer(selectors.leaderboard(), many=True).data)
 
 
-class MatchViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Match]
-):
+class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Match]):
     """Ladder and validation matches, with each rating change explained."""
 
     serializer_class = MatchSerializer

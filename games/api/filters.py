@@ -3,14 +3,15 @@
 from django.db.models import QuerySet
 from django_filters import rest_framework as filters
 
+from cya_site.filters import IntegerFilter, TrueFalseFilter
 from games.models import Game
 
 
 class GameFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=Game.Status.choices)
     mode = filters.ChoiceFilter(choices=Game.Mode.choices)
-    seats = filters.NumberFilter(field_name="seat_count", label="Tables of this many seats")
-    mine = filters.BooleanFilter(method="filter_mine", label="Only games you have a seat at")
+    seats = IntegerFilter(field_name="seat_count", label="Tables of this many seats")
+    mine = TrueFalseFilter(method="filter_mine", label="Only games you have a seat at")
     player = filters.CharFilter(
         field_name="seats__user__username", lookup_expr="iexact", label="Games of this player"
     )

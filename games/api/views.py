@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
@@ -24,6 +24,8 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from cya_site.errors import DomainError
+from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
+from cya_site.viewsets import ApiViewSet
 from games import feed, notify, selectors, services
 from games.api.filters import GameFilter
 from games.api.serializers import (
@@ -44,14 +46,6 @@ from games.api.serializers import (
 )
 from games.models import Game
 
-IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key",
-    OpenApiTypes.STR,
-    OpenApiParameter.HEADER,
-    description="Makes retries safe: a repeated key returns the first result, applies nothing",
-)
-MAX_KEY_LENGTH = 100
-
 
 def _user(request: Request) -> User:
     user = request.user
@@ -60,7 +54,7 @@ def _user(request: Request) -> User:
     return user
 
 
-class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Game]):
+class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Game]):
     """Tables and the games played at them."""
 
     serializer_class = GameSerializer
@@ -172,17 +166,12 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         """Answer your seat's decision with one of its legal actions, naming its version."""
         data = ActionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > MAX_KEY_LENGTH:
-            raise DomainError(
-                "invalid", "Idempotency-Key is too long.", {"max_length": MAX_KEY_LENGTH}
-            )
         result = services.action_submit(
             game_id=int(pk),
             user=_user(request),
             action=data.validated_data["action"],
             version=data.validated_data["version"],
-            key=key,
+            key=idempotency_key(request) or None,
         )
         body = {
             "entry": {
@@ -194,8 +183,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             "game": feed.game_status(result.game),
             "decision": selectors.decision(result.game, result.seat),
         }
-        code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
-        return Response(body, status=code)
+        return Response(body, status=replay_status(result.replayed))
 
     @extend_schema(request=None, responses={200: LogEntrySerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
@@ -211,14 +199,15 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(LogEntrySerializer(entry).data)
 
     @extend_schema(parameters=[WaitQuerySerializer], responses={200: WaitResultSerializer})
-    @action(detail=True, methods=["get"], throttle_scope="wait")
+    @action(
+        detail=True, methods=["get"], throttle_scope="wait", query_serializer=WaitQuerySerializer
+    )
     def wait(self, request: Request, pk: str) -> Response:
         """Wait up to ``timeout`` seconds for the game to pass version ``after`` or your turn."""
-        query = WaitQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         game = self.get_object()
         seat = selectors.seat_number(game, request.user)
-        after = query.validated_data["after"]
+        after = query["after"]
         your_turn = game.status == Game.Status.ACTIVE and seat is not None and game.to_act == seat
         if game.version <= after and not your_turn and game.status in ("open", "active"):
             status_seen = game.status
@@ -227,7 +216,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 row = Game.objects.filter(pk=game.pk).values_list("version", "status").get()
                 return row[0] > after or row[1] != status_seen
 
-            notify.wait_for_change(game.pk, changed, query.validated_data["timeout"])
+            notify.wait_for_change(game.pk, changed, query["timeout"])
             game.refresh_from_db()
             your_turn = game.status == "active" and seat is not None and game.to_act == seat
         body = {
@@ -244,15 +233,18 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     )
     # A plain list, not the games list: without these the schema offered its filters and a
     # paginated body, and the endpoint refuses those parameters and answers an array.
-    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    @action(
+        detail=True,
+        methods=["get"],
+        filter_backends=[],
+        pagination_class=None,
+        query_serializer=EventsQuerySerializer,
+    )
     def events(self, request: Request, pk: str) -> Response:
         """The public log after seq ``after``: what every seat saw happen, never the actions."""
-        query = EventsQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         game = self.get_object()
-        rows = selectors.public_events(
-            game, query.validated_data["after"], query.validated_data["limit"]
-        )
+        rows = selectors.public_events(game, query["after"], query["limit"])
         return Response(LogEntrySerializer(rows, many=True).data)
 
     @extend_schema(responses={200: ReplaySerializer})
@@ -263,13 +255,17 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         return Response(ReplaySerializer(selectors.replay(game)).data)
 
     @extend_schema(parameters=[ReplayViewQuerySerializer], responses={200: OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["get"], url_path="replay/view")
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="replay/view",
+        query_serializer=ReplayViewQuerySerializer,
+    )
     def replay_view(self, request: Request, pk: str) -> Response:
         """An ended game as ``seat`` (or a spectator) saw it after ``step`` actions."""
-        query = ReplayViewQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         game = self._ended(self.get_object())
-        step, seat = query.validated_data["step"], query.validated_data.get("seat")
+        step, seat = query["step"], query.get("seat")
         if step > game.version:
             raise DomainError(
                 "no_such_step", f"The game has {game.version} steps.", {"steps": game.version}

@@ -249,7 +249,7 @@ def test_the_webhook_url_and_validation_log_are_shown_to_the_owner_and_staff_onl
     assert owners_view
     for user, shown in ((alice, owners_view), (staff, owners_view), (bob, None), (None, None)):
         client = as_(user)
-        versions = client.get(f"/api/v1/bots/{webhook_bot.pk}/versions/").json()
+        versions = client.get(f"/api/v1/bots/{webhook_bot.pk}/versions/").json()["results"]
         assert versions[0][field] == shown
         detail = client.get(f"/api/v1/bots/{webhook_bot.pk}/").json()
         assert detail["latest"][field] == shown

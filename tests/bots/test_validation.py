@@ -112,8 +112,8 @@ def log_readers(
 
     def read(version: BotVersion) -> tuple[object, object]:
         url = f"/api/v1/bots/{version.bot_id}/versions/"
-        mine = api_as(alice).get(url).json()[0]["validation_log"]
-        theirs = api_as(bob).get(url).json()[0]["validation_log"]
+        mine = api_as(alice).get(url).json()["results"][0]["validation_log"]
+        theirs = api_as(bob).get(url).json()["results"][0]["validation_log"]
         return mine, theirs
 
     return read

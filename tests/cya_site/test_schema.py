@@ -46,3 +46,42 @@ def test_the_schema_and_its_docs_page_are_served(api: APIClient) -> None:
     assert docs.status_code == 200
     assert b"swagger-ui" in docs.content
     assert b"cdn" not in docs.content.lower()  # assets come from drf-spectacular-sidecar
+
+
+def test_every_idempotency_key_endpoint_documents_its_replay_alike(tmp_path: Path) -> None:
+    schema_file = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(schema_file))
+    schema = yaml.safe_load(schema_file.read_text())
+
+    keyed = {
+        (path, method): operation
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
+    }
+
+    assert set(keyed) == {
+        ("/api/v1/games/{id}/actions/", "post"),
+        ("/api/v1/recorded-games/{id}/rounds/", "post"),
+    }
+    for operation in keyed.values():
+        first, replay = (
+            operation["responses"][code]["content"]["application/json"]["schema"]
+            for code in ("201", "200")
+        )
+        assert first == replay
+        component = schema["components"]["schemas"][first["$ref"].rsplit("/", 1)[-1]]
+        assert component["properties"]["replayed"]["type"] == "boolean"
+        assert "replayed" in component["required"]
+
+
+def test_an_input_without_a_docstring_of_its_own_has_no_borrowed_description(
+    tmp_path: Path,
+) -> None:
+    schema_file = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(schema_file))
+    components = yaml.safe_load(schema_file.read_text())["components"]["schemas"]
+
+    assert "description" not in components["RegisterInputRequest"]
+    assert components["RulesInputRequest"]["description"].startswith("A preset and option")
+    assert components["RegisterInputRequest"]["additionalProperties"] is False

@@ -183,8 +183,6 @@ def test_refuses_a_submission_with_a_missing_or_mistyped_version_or_action(
     ("body", "field"),
     [
         ({"seats": 7}, "seats"),  # over max_players (6) unless the table allows 8
-        ({"options": {"colour": "red"}}, "colour"),
-        ({"options": {"advanced": {"jokers": True}}}, "advanced.jokers"),
         ({"preset": "2011", "options": {"advanced": {"penny_jar": True}}}, "advanced.penny_jar"),
         ({"options": {"ending": "sudden_death"}}, "ending"),
         ({"options": {"target": 5}}, "target"),

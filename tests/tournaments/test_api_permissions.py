@@ -402,7 +402,7 @@ def test_changes_outside_the_services_are_405(
         ("league", {"name": "X", "slug": "x", "rules": {"preset": "1999"}}, 400, "invalid"),
         (
             "league",
-            {"name": "X", "slug": "x", "rules": {"options": {"seats": 9}}},
+            {"name": "X", "slug": "x", "rules": {"options": {"max_players": 9}}},
             400,
             "invalid_rules",
         ),

@@ -39,7 +39,7 @@ def test_a_recorded_game_counts_once_every_round_is_confirmed_and_corrections_ke
     with pytest.raises(DomainError) as impossible:
         recording.round_record(game=game, by=bob, dollars=[7_000, 100_000, 50_000])
     assert impossible.value.code == "impossible_dollars"
-    record = recording.round_record(game=game, by=bob, dollars=[400_000, 350_000, 250_000])
+    record = recording.round_record(game=game, by=bob, dollars=[400_000, 350_000, 250_000]).record
     assert record.status == ScoreRecord.Status.PENDING  # alice has not confirmed yet
     assert not Result.objects.filter(competition=comp).exists()
     recording.round_vote(record=record, by=alice, verdict="confirm")
@@ -60,7 +60,7 @@ def test_a_recorded_game_counts_once_every_round_is_confirmed_and_corrections_ke
     assert selectors.standings(comp)[0]["name"] == "Bob"
     assert selectors.standings(comp, as_of=before)[0]["name"] == "Alice"
     assert ScoreRecord.objects.filter(game=game).count() == 2  # nothing overwritten
-    actions = [c["action"] for c in selectors.change_log(comp)]
+    actions = [c.action for c in selectors.change_log(comp)]
     assert "round_corrected" in actions
 
 

@@ -169,7 +169,7 @@ def test_players_confirm_and_dispute_from_their_own_phones(
 def test_an_organiser_settles_a_dispute_as_entered(
     table: Game, alice: User, bob: User, olga: User
 ) -> None:
-    record = recording.round_record(game=table, by=alice, dollars=[300_000, 150_000, 0])
+    record = recording.round_record(game=table, by=alice, dollars=[300_000, 150_000, 0]).record
     recording.round_vote(record=record, by=bob, verdict="dispute", reason="not sure")
 
     as_user(olga).post(f"/sheets/{table.pk}/rounds/1/vote/", {"v1-verdict": "confirm"})

@@ -132,7 +132,9 @@ def test_a_round_entered_by_a_player_waits_for_every_other_seated_account(
     club: Club, alice: User, bob: User, carol: User
 ) -> None:
     game = recorded_game(club, bob, ["Alice", "Bob", "Carol", "Dora"])
-    record = recording.round_record(game=game, by=bob, dollars=[300_000, 200_000, 100_000, 0])
+    record = recording.round_record(
+        game=game, by=bob, dollars=[300_000, 200_000, 100_000, 0]
+    ).record
     assert (record.round_number, record.kind, record.status) == (1, "enter", "pending")
     assert list(record.votes.values_list("voter__username", "verdict")) == [("bob", "confirm")]
     game.refresh_from_db()
@@ -199,7 +201,7 @@ def test_an_organiser_who_does_not_play_settles_a_round_by_entering_it(
     club: Club, olga: User
 ) -> None:
     game = recorded_game(club, olga, ["Alice", "Bob", "Carol"])
-    record = recording.round_record(game=game, by=olga, dollars=[10_000, 20_000, 30_000])
+    record = recording.round_record(game=game, by=olga, dollars=[10_000, 20_000, 30_000]).record
     assert record.status == ScoreRecord.Status.CONFIRMED
     assert record.votes.get().as_organiser
     assert Result.objects.filter(competition=club.competition, valid_to__isnull=True).count() == 3
@@ -209,7 +211,7 @@ def test_a_table_of_one_account_and_guests_is_confirmed_by_that_account_entering
     club: Club, alice: User
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Dora"])
-    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000])
+    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
     assert record.status == ScoreRecord.Status.CONFIRMED
 
 
@@ -217,7 +219,7 @@ def test_an_organiser_confirmation_settles_a_pending_round(
     club: Club, olga: User, bob: User
 ) -> None:
     game = recorded_game(club, bob, ["Alice", "Bob", "Carol"])
-    record = recording.round_record(game=game, by=bob, dollars=[10_000, 20_000, 30_000])
+    record = recording.round_record(game=game, by=bob, dollars=[10_000, 20_000, 30_000]).record
     recording.round_vote(record=record, by=olga, verdict="confirm")
     record.refresh_from_db()
     assert record.status == ScoreRecord.Status.CONFIRMED
@@ -282,7 +284,7 @@ def test_someone_not_at_the_table_cannot_enter_a_round(club: Club, alice: User) 
 
 def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
-    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
     before = snapshot(club)
     refused("not_seated", 403, recording.round_vote, record=record, by=carol, verdict="confirm")
     assert snapshot(club) == before
@@ -290,7 +292,7 @@ def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: Us
 
 def test_nobody_votes_twice_on_a_round(club: Club, alice: User, bob: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob", "Carol"])
-    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0, 0])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0, 0]).record
     refused("already_voted", 409, recording.round_vote, record=record, by=alice, verdict="confirm")
     recording.round_vote(record=record, by=bob, verdict="confirm")
     before = snapshot(club)
@@ -309,7 +311,7 @@ def test_nobody_votes_twice_on_a_round(club: Club, alice: User, bob: User) -> No
 @pytest.mark.parametrize("reason", ["", "   "])
 def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
-    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
     before = snapshot(club)
     error = refused(
         "reason_required",
@@ -326,7 +328,7 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
 
 def test_a_verdict_is_confirm_or_dispute(club: Club, alice: User, bob: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
-    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
     refused("invalid", 400, recording.round_vote, record=record, by=bob, verdict="maybe")
 
 
@@ -337,7 +339,7 @@ def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
     club: Club, olga: User, alice: User, bob: User
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
-    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000]).record
     recording.round_vote(record=record, by=bob, verdict="dispute", reason="I had the Gold")
     record.refresh_from_db()
     assert record.status == ScoreRecord.Status.DISPUTED
@@ -350,20 +352,20 @@ def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
     recording.round_vote(record=record, by=olga, verdict="confirm")
     record.refresh_from_db()
     assert record.status == ScoreRecord.Status.CONFIRMED
-    assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).round_number == 2
+    assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record.round_number == 2
 
 
 def test_a_dispute_freezes_the_next_entry_until_an_organiser_corrects(
     club: Club, olga: User, alice: User, bob: User
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
-    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000]).record
     recording.round_vote(record=record, by=bob, verdict="dispute", reason="swap them")
     correction = recording.round_correct(
         game=game, round_number=1, by=olga, dollars=[200_000, 300_000], reason="recounted"
     )
     assert correction.status == ScoreRecord.Status.CONFIRMED
-    assert recording.round_record(game=game, by=bob, dollars=[10_000, 0]).round_number == 2
+    assert recording.round_record(game=game, by=bob, dollars=[10_000, 0]).record.round_number == 2
 
 
 def test_a_seated_organiser_confirms_as_a_player_and_settles_a_dispute_by_correcting(
@@ -378,21 +380,21 @@ def test_a_seated_organiser_confirms_as_a_player_and_settles_a_dispute_by_correc
         rules=CLASSIC_2,
         night=club.night,
     )
-    record = recording.round_record(game=game, by=olga, dollars=[300_000, 200_000])
+    record = recording.round_record(game=game, by=olga, dollars=[300_000, 200_000]).record
     assert record.status == ScoreRecord.Status.PENDING  # alice has not confirmed
     recording.round_vote(record=record, by=alice, verdict="dispute", reason="too much")
     refused("already_voted", 409, recording.round_vote, record=record, by=olga, verdict="confirm")
     recording.round_correct(
         game=game, round_number=1, by=olga, dollars=[250_000, 200_000], reason="recounted"
     )
-    assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).round_number == 2
+    assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record.round_number == 2
 
 
 def test_an_organisers_dispute_freezes_a_round_rather_than_settling_it(
     club: Club, olga: User, staff: User, alice: User
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
-    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000]).record
     recording.round_vote(record=record, by=olga, verdict="dispute", reason="photo disagrees")
     record.refresh_from_db()
     assert record.status == ScoreRecord.Status.DISPUTED
@@ -404,7 +406,7 @@ def test_an_organisers_dispute_freezes_a_round_rather_than_settling_it(
 
 def test_a_vote_on_a_superseded_record_is_refused(club: Club, olga: User, alice: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
-    old = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000])
+    old = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000]).record
     recording.round_correct(
         game=game, round_number=1, by=olga, dollars=[300_000, 100_000], reason="typo"
     )
@@ -537,7 +539,7 @@ def test_removing_the_last_round_reopens_the_game_and_keeps_the_removed_record(
     change = ChangeLog.objects.get(action="round_removed")
     assert (change.before, change.after, change.reason) == ([100_000, 50_000], None, "wrong table")
     # the table plays on: the next entry is round 1 again
-    record = recording.round_record(game=game, by=olga, dollars=[50_000, 100_000])
+    record = recording.round_record(game=game, by=olga, dollars=[50_000, 100_000]).record
     assert record.round_number == 1
     game.refresh_from_db()
     assert game.winners == [1]
@@ -568,10 +570,11 @@ def test_a_retried_entry_with_the_same_key_returns_the_first_record_and_writes_n
     first = recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="sheet-1-r1")
     before = snapshot(club)
     again = recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="sheet-1-r1")
-    assert again.pk == first.pk
+    assert again.record.pk == first.record.pk
+    assert (first.replayed, again.replayed) == (False, True)
     assert snapshot(club) == before
     second = recording.round_record(game=game, by=alice, dollars=[0, 10_000], key="sheet-1-r2")
-    assert second.round_number == 2
+    assert (second.record.round_number, second.replayed) == (2, False)
 
 
 def test_another_players_key_is_refused(club: Club, alice: User, bob: User) -> None:

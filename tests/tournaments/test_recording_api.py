@@ -275,10 +275,11 @@ def test_an_entry_retried_with_its_idempotency_key_is_applied_once(
     client = api_as(alice)
     entry = {"dollars": [100_000, 50_000]}
     first = client.post(rounds_url(game), entry, format="json", HTTP_IDEMPOTENCY_KEY="sheet-7")
+    assert (first.status_code, first.json()["replayed"]) == (201, False)
     before = counts()
     retry = client.post(rounds_url(game), entry, format="json", HTTP_IDEMPOTENCY_KEY="sheet-7")
-    assert retry.status_code == 201
-    assert retry.json()["id"] == first.json()["id"]
+    assert (retry.status_code, retry.json()["replayed"]) == (200, True)
+    assert {**retry.json(), "replayed": False} == first.json()
     assert counts() == before
     stolen = api_as(bob).post(
         rounds_url(game), entry, format="json", HTTP_IDEMPOTENCY_KEY="sheet-7"
@@ -287,6 +288,25 @@ def test_an_entry_retried_with_its_idempotency_key_is_applied_once(
     assert counts() == before
     fresh = client.post(rounds_url(game), entry, format="json", HTTP_IDEMPOTENCY_KEY="sheet-8")
     assert fresh.json()["round_number"] == 2
+    assert (fresh.status_code, fresh.json()["replayed"]) == (201, False)
+
+
+def test_an_entry_refuses_an_idempotency_key_longer_than_100_characters_as_actions_do(
+    club: Club, alice: User, api_as: Clients
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=club_classic())
+    before = counts()
+
+    response = api_as(alice).post(
+        rounds_url(game),
+        {"dollars": [100_000, 50_000]},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="k" * 101,
+    )
+
+    expect(response, 400, "invalid")
+    assert response.json()["details"] == {"max_length": 100}
+    assert counts() == before
 
 
 # --- opening games over the API ------------------------------------------------------------------
@@ -344,7 +364,9 @@ def test_the_change_log_is_public_and_says_who_when_why_before_and_after(
     )
     response = api.get(f"/api/v1/competitions/{club.competition.pk}/changes/")
     assert response.status_code == 200
-    log = response.json()
+    page = response.json()
+    log = page["results"]
+    assert page["count"] == len(log)
     newest = log[0]
     assert newest["action"] == "round_corrected"
     assert newest["by"] == "olga"
@@ -476,7 +498,8 @@ def test_a_guest_linked_later_keeps_the_results_in_the_exports(
     services.competitor_link(
         competitor=club.players["Dora"], by=olga, user=UserFactory.create(username="dora")
     )
-    competitors = api.get(f"/api/v1/competitions/{club.competition.pk}/competitors/").json()
+    url = f"/api/v1/competitions/{club.competition.pk}/competitors/"
+    competitors = api.get(url).json()["results"]
     assert {c["name"]: c["username"] for c in competitors}["Dora"] == "dora"
     standings = api.get(f"/api/v1/competitions/{club.competition.pk}/standings/").json()
     assert (standings[0]["name"], standings[0]["wins"]) == ("Dora", 1)

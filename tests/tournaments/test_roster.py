@@ -147,3 +147,14 @@ def test_only_organisers_link_guests(club: Club, by: str, request: pytest.Fixtur
         "permission_denied", 403, roster.member_link,
         member=dora_member, by=user, user=UserFactory.create(),
     )  # fmt: skip
+
+
+def test_a_season_with_a_long_name_in_a_league_with_a_long_name_starts(olga: User) -> None:
+    league = services.league_create(by=olga, name="L" * 120, slug="long", rules=QUICK)
+
+    season = services.season_create(
+        league=league, by=olga, name="S" * 120, starts_on=dt.date(2026, 9, 1)
+    )
+
+    assert season.name == "S" * 120
+    assert season.competition.name == ("L" * 120)[:120]  # the standings' label, cut to fit

@@ -293,7 +293,7 @@ def test_a_game_counts_from_the_moment_its_last_round_is_confirmed(
     t2 = t1 + dt.timedelta(minutes=10)
     game = recorded_game(club, alice, ["Alice", "Bob"])
     with time_machine.travel(t1, tick=False):
-        record = recording.round_record(game=game, by=alice, dollars=[200_000, 100_000])
+        record = recording.round_record(game=game, by=alice, dollars=[200_000, 100_000]).record
     with time_machine.travel(t2, tick=False):
         recording.round_vote(record=record, by=bob, verdict="confirm")
     assert rows(club, as_of=t1)["Alice"]["games"] == 0

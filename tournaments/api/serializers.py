@@ -7,7 +7,8 @@ from typing import Any
 from rest_framework import serializers
 
 from cya_site.serializers import IdField, StrictInputSerializer
-from games.engine import PRESETS, RuleSet
+from games.api.serializers import RuleOptionsField, rules_build
+from games.engine import PRESETS
 from tournaments.models import (
     CheckIn,
     Competition,
@@ -29,17 +30,14 @@ class RulesInputSerializer(StrictInputSerializer):
     """A preset and option overrides, built into a RuleSet (refused with invalid_rules)."""
 
     preset = serializers.ChoiceField(choices=sorted(PRESETS), default="2021")
-    options = serializers.DictField(required=False, default=dict)
+    options = RuleOptionsField(
+        misplaced={"seats": "seats is not an option: each table seats its players."},
+        required=False,
+        default=dict,
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        data = RuleSet.preset(attrs["preset"]).to_json()
-        options = dict(attrs["options"])
-        advanced = options.pop("advanced", {})
-        if not isinstance(advanced, dict):
-            raise serializers.ValidationError({"options": "advanced must be an object"})
-        data.update(options)
-        data["advanced"] = {**data["advanced"], **advanced}
-        attrs["rules"] = RuleSet.from_json(data)
+        attrs["rules"] = rules_build(attrs["preset"], attrs["options"])
         return attrs
 
 
@@ -382,7 +380,7 @@ class ScoreRecordSerializer(serializers.ModelSerializer[ScoreRecord]):
 
     class Meta:
         model = ScoreRecord
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "round_number",
             "dollars",
@@ -395,15 +393,31 @@ class ScoreRecordSerializer(serializers.ModelSerializer[ScoreRecord]):
             "created_at",
             "votes",
         )
-        read_only_fields = fields
+        read_only_fields: tuple[str, ...] = fields
 
     def get_superseded(self, record: ScoreRecord) -> bool:
         return hasattr(record, "superseded_by")
 
 
+class RoundEntrySerializer(ScoreRecordSerializer):
+    """The record an entry made, or the one an earlier entry with its key made (a replay)."""
+
+    replayed = serializers.SerializerMethodField(
+        help_text="True when the Idempotency-Key was seen before: nothing was written"
+    )
+
+    class Meta(ScoreRecordSerializer.Meta):
+        fields = (*ScoreRecordSerializer.Meta.fields, "replayed")
+        read_only_fields = fields
+
+    def get_replayed(self, record: ScoreRecord) -> bool:
+        replayed: bool = self.context["replayed"]
+        return replayed
+
+
 class ChangeSerializer(serializers.Serializer[Any]):
-    at = serializers.DateTimeField()
-    by = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField(source="created_at")
+    by = serializers.CharField(source="actor.username", allow_null=True, default=None)
     action = serializers.CharField()
     subject = serializers.CharField()
     reason = serializers.CharField()

@@ -8,8 +8,8 @@ from typing import ClassVar
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
@@ -21,7 +21,9 @@ from accounts.models import User
 from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
+from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
 from cya_site.renderers import CSVRenderer
+from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import exports, nights, recording, roster, running, selectors, services, tables
@@ -44,6 +46,7 @@ from tournaments.api.serializers import (
     NightRoundSerializer,
     NightSerializer,
     OrganiserInputSerializer,
+    RoundEntrySerializer,
     RoundInputSerializer,
     ScoreRecordSerializer,
     SeasonCreateInputSerializer,
@@ -69,10 +72,6 @@ from tournaments.models import (
     Tournament,
 )
 
-IDEMPOTENCY_HEADER = OpenApiParameter(
-    "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, description="Makes retries safe"
-)
-
 
 def _user(request: Request) -> User:
     if not isinstance(request.user, User):
@@ -94,9 +93,7 @@ class GamesCSV(CSVRenderer):
     ]  # fmt: skip
 
 
-class LeagueViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[League]
-):
+class LeagueViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[League]):
     """Club leagues."""
 
     serializer_class = LeagueSerializer
@@ -138,12 +135,12 @@ class LeagueViewSet(
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def members(self, request: Request, pk: str) -> Response:
         """The club's roster, or put a player on it (an account, or a guest by name)."""
-        league = self.get_object()
         if request.method == "GET":
-            rows = Member.objects.filter(league=league).select_related("user")
+            rows = Member.objects.filter(league=self.get_object()).select_related("user")
             return Response(MemberSerializer(rows, many=True).data)
         data = MemberInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        league = self.get_object()
         member = roster.member_add(
             league=league,
             by=_user(request),
@@ -164,7 +161,7 @@ class LeagueViewSet(
         return Response(SeasonSerializer(season).data, status=201)
 
 
-class SeasonViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Season]):
+class SeasonViewSet(mixins.RetrieveModelMixin, ApiViewSet[Season]):
     """Seasons: their competition holds the standings."""
 
     serializer_class = SeasonSerializer
@@ -188,7 +185,7 @@ class SeasonViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Season]):
         return Response(NightSerializer(night).data, status=201)
 
 
-class MemberViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Member]):
+class MemberViewSet(mixins.RetrieveModelMixin, ApiViewSet[Member]):
     """A club roster's players."""
 
     serializer_class = MemberSerializer
@@ -231,7 +228,7 @@ def _competitors(competition: Competition, ids: list[int]) -> list[Competitor]:
     return [found[i] for i in ids]
 
 
-class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]):
+class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
     """Game nights: digital games played on the platform, or real tables recorded."""
 
     serializer_class = NightSerializer
@@ -283,12 +280,14 @@ class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def checkins(self, request: Request, pk: str) -> Response:
         """Who has checked in, or check a roster member in (organisers, or oneself)."""
-        night = self.get_object()
         if request.method == "GET":
-            rows = CheckIn.objects.filter(night=night).select_related("competitor", "by")
+            rows = CheckIn.objects.filter(night=self.get_object()).select_related(
+                "competitor", "by"
+            )
             return Response(CheckInSerializer(rows, many=True).data)
         data = CheckInInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        night = self.get_object()
         member = _member(night.season.league_id, data.validated_data["member"])
         checkin = nights.night_check_in(night=night, by=_user(request), member=member)
         return Response(CheckInSerializer(checkin).data, status=201)
@@ -323,7 +322,7 @@ class NightViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[GameNight]
         )
 
 
-class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
+class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
     """Anything with standings: competitors, standings (as of any moment), exports, the log."""
 
     serializer_class = CompetitionSerializer
@@ -342,15 +341,16 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
     @extend_schema(
         methods=["post"], request=CompetitorInputSerializer, responses={201: CompetitorSerializer}
     )
-    @action(detail=True, methods=["get", "post"])
+    # Paginated: a season's competitors grow with the club, with no bound.
+    @action(detail=True, methods=["get", "post"], pages=True)
     def competitors(self, request: Request, pk: str) -> Response:
         """List competitors, or add one (an account, a guest name, or a bot version)."""
-        competition = self.get_object()
         if request.method == "GET":
-            rows = competition.competitors.select_related("user")
-            return Response(CompetitorSerializer(rows, many=True).data)
+            rows = self.get_object().competitors.select_related("user")
+            return self.page_response(rows, CompetitorSerializer)
         data = CompetitorInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        competition = self.get_object()
         v = data.validated_data
         user = user_named(v["username"])
         version = None
@@ -383,13 +383,19 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
     @extend_schema(
         parameters=[StandingsQuerySerializer], responses={200: StandingRowSerializer(many=True)}
     )
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, StandingsCSV])
+    # The whole table, never a page: a ranking (and its spreadsheet) is read entire.
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer, StandingsCSV],
+        pagination_class=None,
+        query_serializer=StandingsQuerySerializer,
+    )
     def standings(self, request: Request, pk: str) -> Response:
         """The standings, now or ``as_of`` a past moment; ``?format=csv`` for a spreadsheet."""
-        query = StandingsQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = self.query_valid()
         competition = self.get_object()
-        as_of, night_id = query.validated_data["as_of"], query.validated_data["night"]
+        as_of, night_id = query["as_of"], query["night"]
         night = None
         if night_id is not None:
             night = GameNight.objects.filter(pk=night_id, season__competition=competition).first()
@@ -408,7 +414,13 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         return response
 
     @extend_schema(responses={200: GameRowSerializer(many=True)})
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, GamesCSV])
+    # An export, never a page: the spreadsheet holds every game.
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer, GamesCSV],
+        pagination_class=None,
+    )
     def games(self, request: Request, pk: str) -> Response:
         """Every game of the competition, seat by seat; ``?format=csv`` for a spreadsheet."""
         competition = self.get_object()
@@ -433,10 +445,11 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         return self._download(Response(GameRowSerializer(rows, many=True).data), filename)
 
     @extend_schema(responses={200: ChangeSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    # Paginated: the log is append-only and grows with every entry and correction.
+    @action(detail=True, methods=["get"], pages=True)
     def changes(self, request: Request, pk: str) -> Response:
-        """The public change log: every change, who made it, when, why, before and after."""
-        return Response(ChangeSerializer(selectors.change_log(self.get_object()), many=True).data)
+        """The public change log, newest first: every change, who, when, why, before and after."""
+        return self.page_response(selectors.change_log(self.get_object()), ChangeSerializer)
 
     @extend_schema(request=WebhookInputSerializer, responses={201: WebhookCreatedSerializer})
     @action(detail=True, methods=["post"])
@@ -453,7 +466,7 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Comp
         )
 
 
-class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
+class RecordedGameViewSet(ApiViewSet[Game]):
     """The score sheet of a real-table game: enter rounds, confirm or dispute, correct."""
 
     permission_classes = (IsAuthenticatedOrReadOnly,)
@@ -465,30 +478,30 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         methods=["post"],
         request=RoundInputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
-        responses={201: ScoreRecordSerializer},
+        responses={201: RoundEntrySerializer, 200: RoundEntrySerializer},
     )
-    @action(detail=True, methods=["get", "post"])
+    # The ledger is a plain array: one game's records, bounded by its rounds.
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
     def rounds(self, request: Request, pk: str) -> Response:
         """The whole ledger (every record, superseded ones too), or enter the next round."""
-        game = self.get_object()
         if request.method == "GET":
             records = (
-                ScoreRecord.objects.filter(game=game)
+                ScoreRecord.objects.filter(game=self.get_object())
                 .select_related("actor")
                 .prefetch_related("votes__voter")
             )
             return Response(ScoreRecordSerializer(records, many=True).data)
         data = RoundInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = (request.headers.get("Idempotency-Key") or "")[:100]
-        record = recording.round_record(
-            game=game,
+        entry = recording.round_record(
+            game=self.get_object(),
             by=_user(request),
             dollars=data.validated_data["dollars"],
-            key=key,
+            key=idempotency_key(request),
             number=data.validated_data["round"],
         )
-        return Response(ScoreRecordSerializer(record).data, status=201)
+        body = RoundEntrySerializer(entry.record, context={"replayed": entry.replayed})
+        return Response(body.data, status=replay_status(entry.replayed))
 
     def _record(self, game: Game, number: str) -> ScoreRecord:
         # A removed round's record stays current too, beside the round entered after it.
@@ -528,9 +541,7 @@ class RecordedGameViewSet(viewsets.GenericViewSet[Game]):
         return Response(ScoreRecordSerializer(record).data, status=201)
 
 
-class TournamentViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Tournament]
-):
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Tournament]):
     """Round-robin and Swiss tournaments for people or bots; progress visible here."""
 
     serializer_class = TournamentSerializer

@@ -270,7 +270,9 @@ class Club:
             if number == 1 and mistake is not None:
                 self._mistake(game, dollars, names, players, enters, mistake)
                 continue
-            record = recording.round_record(game=game, by=enters, dollars=dollars, number=number)
+            record = recording.round_record(
+                game=game, by=enters, dollars=dollars, number=number
+            ).record
             self._confirm(record, [u for u in accounts if u != enters])
 
     def _confirm(self, record: ScoreRecord, voters: list[User]) -> None:
@@ -301,7 +303,7 @@ class Club:
         wrong = list(dollars)
         wrong[a], wrong[b] = dollars[b], dollars[a]
         assert wrong != dollars, "the demo's mistake swaps two different stacks"
-        record = recording.round_record(game=game, by=enters, dollars=wrong, number=1)
+        record = recording.round_record(game=game, by=enters, dollars=wrong, number=1).record
         who = f"{names[a]} had ${dollars[a]:,} and {names[b]} ${dollars[b]:,}"
         if mistake == DISPUTE:
             disputer = players[a]

@@ -1,0 +1,253 @@
+"""Schemathesis against the OpenAPI schema: every operation answers as the schema says.
+
+The schema is read from ``/api/v1/schema/`` through the WSGI app, in process, and every
+operation is called with generated input (positive and negative) against real data made
+through the services: a club's league, roster, season and night, a recorded table with a
+round entered, a started tournament, a game in progress, a bot with a version, a strike
+and a finished match. So every list has rows and every path names a real object. Each
+operation's calls are rolled back, so one operation's writes never reach another. The
+club's operations are called as its organiser, the others as alice, a player.
+Generation is bounded and derandomised: a run is short and repeatable.
+
+Every check schemathesis has is on (response conformance, negative data refused,
+undeclared methods, authentication, ...) but two: ``positive_data_acceptance``, since a
+request the schema allows may still be refused by the rules (an option the engine cannot
+play, a seat the table lacks, an action that is not legal now, a round of a finished
+game), which the schema says with its ``default`` error response; and
+``max_response_time``, since timing belongs in benchmarks/, not in asserts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, Phase, settings
+from pytest_django import DjangoDbBlocker
+from rest_framework.test import APIClient
+from schemathesis.core.parameters import ParameterLocation
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from accounts.models import User
+from accounts.services import token_create
+from bots import runner
+from bots import services as bots
+from bots.models import Bot, MatchGame, SeatControl
+from bots.strategies import strategy
+from bots.strategies.arena import play
+from bots.validation import builtin_versions
+from cya_site.wsgi import application
+from games import services as games
+from games.engine import RuleSet
+from tests.bots.bot_servers import SECRET
+from tests.bots.checks import quick
+from tests.factories import UserFactory
+from tournaments import nights, recording, roster, running
+from tournaments.models import GameEntry
+from tournaments.services import league_create, night_create, season_create
+
+# The stream never ends on an active game: tests/games/test_stream.py covers it against a
+# real ASGI server instead.
+served = schemathesis.openapi.from_wsgi("/api/v1/schema/", application).exclude(
+    path_regex="/stream/$"
+)
+# Operations whose body holds a table's rules (RulesInput): the schemathesis coverage phase
+# (every property's boundaries and wrong types, a few hundred calls an operation) runs its
+# rule options once, on POST /api/v1/games/; these four are fuzzed only, which keeps the
+# run about a minute.
+RULES_BODIES = r"^/api/v1/(tournaments|leagues|nights/\{id\}/(games|recorded))/$"
+schema = served.exclude(path_regex=RULES_BODIES, method="POST")
+rules_bodies = served.include(path_regex=RULES_BODIES, method="POST")
+BOUNDED = settings(
+    max_examples=4,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    # the module's data and the function-scoped fixtures are shared by an operation's examples
+    suppress_health_check=list(HealthCheck),
+)
+# The club's resources: their writes are the organiser's.
+CLUB = ("leagues", "seasons", "nights", "members", "competitions", "recorded-games", "tournaments")
+
+
+@dataclass(frozen=True)
+class World:
+    """The ids each path names, and the callers' Authorization headers."""
+
+    ids: dict[str, int]
+    headers: dict[str, dict[str, str]]
+
+    def path_parameters(self, path: str) -> dict[str, str]:
+        """Real ids for the path's parameters: the resource it names, round 1, a member."""
+        resource = path.split("/")[3]
+        if resource == "games" and "/replay/" in path:
+            resource = "finished-games"
+        found = {"id": self.ids.get(resource), "number": 1, "member": self.ids["checked-in"]}
+        # strings: a path parameter is text, and some are documented as digits by a pattern
+        return {name: str(value) for name, value in found.items() if "{" + name + "}" in path}
+
+    def caller(self, path: str) -> dict[str, str]:
+        """The organiser for the club's resources, alice for the rest."""
+        return self.headers["olga" if path.split("/")[3] in CLUB else "alice"]
+
+
+def _bearer(user: User, name: str) -> dict[str, str]:
+    _, key = token_create(user=user, name=name)
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _bots(alice: User) -> dict[str, int]:
+    """Alice's webhook bot with a ready version and a strike, and a finished ladder match."""
+    bot = bots.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
+    url = "https://bots.example.com/cya"
+    version = bots.version_create(bot=bot, by=alice, url=url, secret=SECRET)
+    bots.version_validated(version=version, passed=True, log=["passed"])
+    struck = bots.match_create(versions=[version, *builtin_versions()[:2]], duplicate=False)
+    control = SeatControl.objects.get(seat__game__match_game__match=struck, version=version)
+    bots.strike_record(
+        control=control, game_version=0, reason="timeout", detail="late", elapsed_ms=2000
+    )
+    match = bots.match_create(versions=builtin_versions()[:3], rules=quick(3))
+    runner.run_match(match)
+    return {"bots": bot.pk, "matches": match.pk}
+
+
+def _club(olga: User, players: list[User]) -> dict[str, int]:
+    """olga's league: its roster checked in to a night, seated at one recorded table with
+    a round entered, and a recorded tournament of the same players, started."""
+    rules = RuleSet.preset("2021")
+    league = league_create(by=olga, name="Tuesday Club", slug="tuesday", rules=rules)
+    members = [roster.member_add(league=league, by=olga, user=u) for u in players]
+    members.append(roster.member_add(league=league, by=olga, name="Dora"))
+    today = timezone.localdate()
+    season = season_create(league=league, by=olga, name="Autumn", starts_on=today)
+    night = night_create(season=season, by=olga, on=today)
+    for member in members:
+        nights.night_check_in(night=night, by=olga, member=member)
+    draw = nights.night_draw(night=night, by=olga, seed=1)
+    table = GameEntry.objects.select_related("game").get(night_round=draw, seat=0).game
+    first_round = play(rules.with_options(seats=4), 7, [strategy("greedy")] * 4, Random(7))
+    recording.round_record(game=table, by=olga, dollars=list(first_round.scores[0]))
+    cup = running.tournament_create(
+        by=olga,
+        name="Cup",
+        format="round_robin",
+        entrants="humans",
+        play="recorded",
+        rules=rules,
+        rounds=1,
+        table_sizes=[4],
+        preferred_size=4,
+        league=league,
+    )
+    for member in members:
+        running.entrant_add(tournament=cup, by=olga, member=member)
+    running.tournament_start(tournament=cup, by=olga)
+    return {
+        "leagues": league.pk,
+        "seasons": season.pk,
+        "competitions": season.competition_id,
+        "nights": night.pk,
+        "members": members[-1].pk,
+        "checked-in": members[0].pk,
+        "recorded-games": table.pk,
+        "tournaments": cup.pk,
+    }
+
+
+def _digital(players: list[User], staff: User) -> int:
+    """A two-seat game in progress (its first player on turn): alice and bob."""
+    game = games.game_create(by=players[0], rules=RuleSet.preset("2021", seats=2))
+    games.game_join(game=game, user=players[1])
+    return games.game_start(game=game, by=staff, seed=7).pk
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[World]:
+    """The club, a game, a bot and the callers' tokens, in a transaction rolled back after
+    the module."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        alice, bob, carol = (UserFactory.create(username=n) for n in ("alice", "bob", "carol"))
+        olga = UserFactory.create(username="olga")
+        staff = UserFactory.create(username="staff", is_staff=True, is_superuser=True)
+        ids = {
+            "games": _digital([alice, bob], staff),
+            "tokens": token_create(user=alice, name="spare")[0].pk,
+            **_bots(alice),
+            **_club(olga, [alice, bob, carol]),
+        }
+        ids["finished-games"] = MatchGame.objects.filter(match_id=ids["matches"]).first().game_id  # type: ignore[union-attr]  # the match has games
+        headers = {"alice": _bearer(alice, "schemathesis"), "olga": _bearer(olga, "schemathesis")}
+        yield World(ids, headers)
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def wsgi_in_test_transaction() -> Iterator[None]:
+    """Keep the test's connection (and its transaction) across WSGI requests.
+
+    Django closes stale connections when a request starts and ends; its test client turns
+    that off, and so must a test that calls the WSGI app directly.
+    """
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def call_and_validate(case: Any, world: World) -> None:
+    """Call the operation on the world's objects, as its caller, and run every check."""
+    if not case.meta.is_negative_at(ParameterLocation.PATH):  # a bad id stays bad: 404 or 400
+        case.path_parameters = {**case.path_parameters, **world.path_parameters(case.path)}
+    case.call_and_validate(
+        headers=world.caller(case.path), excluded_checks=[positive_data_acceptance]
+    )
+
+
+@pytest.mark.django_db
+@schema.parametrize()
+@BOUNDED
+def test_every_operation_on_real_data_answers_as_documented(
+    case: Any, world: World, wsgi_in_test_transaction: None
+) -> None:
+    call_and_validate(case, world)
+
+
+@pytest.mark.django_db
+@rules_bodies.parametrize()
+@settings(BOUNDED, phases=[Phase.generate])
+def test_every_operation_taking_rules_answers_as_documented(
+    case: Any, world: World, wsgi_in_test_transaction: None
+) -> None:
+    call_and_validate(case, world)
+
+
+def _lists() -> list[str]:
+    """The paths of every GET whose answer is a list: an array or a page of one."""
+    paths = []
+    for path, item in served.raw_schema["paths"].items():
+        answer = item.get("get", {}).get("responses", {}).get("200", {})
+        body = answer.get("content", {}).get("application/json", {}).get("schema", {})
+        if body.get("type") == "array" or "Paginated" in body.get("$ref", ""):
+            paths.append(path)
+    return paths
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", _lists())
+def test_every_list_the_operations_read_has_rows(path: str, world: World) -> None:
+    url = path.format(**world.path_parameters(path))
+
+    response = APIClient().get(url, headers=world.caller(path))
+
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["results"] if isinstance(body, dict) else body) != []
