@@ -106,7 +106,7 @@ def _bearer(user: User, name: str) -> dict[str, str]:
 def _bots(alice: User) -> dict[str, int]:
     """Alice's webhook bot with a ready version and a strike, and a finished ladder match."""
     bot = bots.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
-    url = "https://bots.example.com/cya"
+    url = "http://127.0.0.1:9/cya"  # loopback (the suite allows it), where nothing listens
     version = bots.version_create(bot=bot, by=alice, url=url, secret=SECRET)
     bots.version_validated(version=version, passed=True, log=["passed"])
     struck = bots.match_create(versions=[version, *builtin_versions()[:2]], duplicate=False)
