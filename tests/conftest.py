@@ -29,6 +29,7 @@ from accounts.models import User
 from cya_site import outbound
 from cya_site.celery import app as celery_app
 from games import notify
+from tests.bots.bot_servers import free_port
 from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
 from tests.clients import authenticate
 from tests.factories import UserFactory
@@ -277,17 +278,10 @@ def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactor
 # --- Outages ------------------------------------------------------------------------------
 
 
-def closed_port() -> int:
-    """A port on 127.0.0.1 where nothing listens (bound, then let go)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def redis_away(settings: Settings) -> Iterator[str]:
     """Redis out of reach for the cache (the throttle's counters) and the announcements."""
-    url = f"redis://127.0.0.1:{closed_port()}/0"
+    url = f"redis://127.0.0.1:{free_port()}/0"
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

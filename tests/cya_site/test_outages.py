@@ -20,7 +20,7 @@ from cya_site.celery import app
 from cya_site.errors import DomainError
 from cya_site.tasks import ping
 from games.engine.errors import EngineError, GameOver, InvalidRules, NotYourTurn
-from tests.conftest import closed_port
+from tests.bots.bot_servers import free_port
 
 Clients = Callable[[User], APIClient]
 
@@ -56,7 +56,7 @@ def test_an_error_a_task_raises_comes_back_whole_from_the_result_backend(
 
 
 def test_a_task_the_broker_cannot_take_is_reported_not_raised() -> None:
-    unreachable = app.connection_for_write(f"redis://127.0.0.1:{closed_port()}/0")
+    unreachable = app.connection_for_write(f"redis://127.0.0.1:{free_port()}/0")
 
     sent = dispatch.send(ping, (), connection=unreachable, retry=False)
 
@@ -90,7 +90,7 @@ def database_away(transactional_db: None) -> Iterator[None]:
     settings_dict = connection.settings_dict
     port = settings_dict["PORT"]
     connection.close()
-    settings_dict["PORT"] = str(closed_port())
+    settings_dict["PORT"] = str(free_port())
     try:
         yield
     finally:

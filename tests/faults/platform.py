@@ -37,9 +37,9 @@ import httpx
 import psycopg
 import redis
 
-from tests.bots.bot_servers import BotServer
+from tests.bots.bot_servers import BotServer, free_port
 from tests.conftest import ROOT
-from tests.faults.servers import PostgresCluster, RedisServer, free_port, wait_until
+from tests.faults.servers import PostgresCluster, RedisServer, wait_until
 
 TEMPLATE = "platform_template"
 SETTLE_TIMEOUT = 180.0  # seconds for the platform to finish what it has after a fault

@@ -39,7 +39,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,18 +47,12 @@ import psycopg
 import redis
 from psycopg import sql
 
+from tests.bots.bot_servers import free_port
+
 HOST = "127.0.0.1"
 REDIS_SERVER = Path("/usr/bin/redis-server")
 POSTGRES_USER = "postgres"  # the OS user that runs clusters when the tests run as root
 START_TIMEOUT = 30.0
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on now (the OS picks it)."""
-    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_until(ready: Callable[[], bool], timeout: float, what: str) -> None:
