@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class BotsConfig(AppConfig):
     name = "bots"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Provide games with bot seats (games.seating: games cannot import bots)."""
+        from bots.tables import Players
+        from games import seating
+
+        seating.provide(Players())

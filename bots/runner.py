@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from random import Random
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol
 
+from django.conf import settings
 from django.utils import timezone
 
 from bots import services, webhook
@@ -41,6 +42,27 @@ from games.engine import (
 from games.models import Game, GameSnapshot
 
 AUTOPILOT = "greedy"
+
+
+class Table(Protocol):
+    """What playing a seat needs of the match or table it sits at."""
+
+    @property
+    def seed(self) -> int:
+        """Seeds the built-in strategies' choices (with the game and version)."""
+        ...
+
+    @property
+    def decision_ms(self) -> int:
+        """The per-decision limit, before the seat's time bank."""
+        ...
+
+
+class Pace(NamedTuple):
+    """A people's table as a ``Table``: its own seed, and its bots' per-decision limit."""
+
+    seed: int
+    decision_ms: int
 
 
 def run_match(match: Match) -> Match:
@@ -121,12 +143,12 @@ def _in_process(control: SeatControl) -> bool:
     return _plays_in_process(control.autopilot_since is not None, control.version.bot.kind)
 
 
-def _choose(match: Match, game: Game, state: State, control: SeatControl) -> int:
+def _choose(match: Table, game: Game, state: State, control: SeatControl) -> int:
     name = AUTOPILOT if control.autopilot_since is not None else control.version.strategy
     return _pick(match, game, state, strategy(name))
 
 
-def _pick(match: Match, game: Game, state: State, chooser: Strategy) -> int:
+def _pick(match: Table, game: Game, state: State, chooser: Strategy) -> int:
     rng = Random(f"{match.seed}:{game.pk}:{state.version}")
     return chooser.choose(SeatView(state, state.to_act), rng)
 
@@ -148,7 +170,7 @@ def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
         if game.status != Game.Status.ACTIVE:
             return game
         state = store.load_state(game)
-        control = SeatControl.objects.select_related("seat", "version__bot__user").get(
+        control = SeatControl.objects.select_related("seat__user", "version__bot").get(
             pk=seatings[state.to_act].control_id
         )
         _step(match, game, state, control)
@@ -177,7 +199,7 @@ def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable
     return choose
 
 
-def _step(match: Match, game: Game, state: State, control: SeatControl) -> None:
+def _step(match: Table, game: Game, state: State, control: SeatControl) -> None:
     kind = control.version.bot.kind
     if _in_process(control):
         origin = "autopilot" if control.autopilot_since is not None else "builtin"
@@ -190,10 +212,13 @@ def _step(match: Match, game: Game, state: State, control: SeatControl) -> None:
 
 def _submit(game: Game, state: State, control: SeatControl, code: int, origin: str) -> bool:
     """Submit an action for the seat; False when the game moved on first (nothing applied)."""
+    user = control.seat.user  # the bot's own account, or a seat account of it
+    if user is None:  # a bot seat is taken before its table starts
+        raise ValueError(f"{control.seat} has no player")
     try:
         game_services.action_submit(
             game_id=game.pk,
-            user=control.version.bot.user,
+            user=user,
             action=action_to_json(code, state.rules.edition),
             version=state.version,
             origin=origin,
@@ -219,11 +244,11 @@ def _fault(
     _submit(game, state, control, default_action(state), "fallback")
 
 
-def _deadline_ms(match: Match, control: SeatControl) -> int:
+def _deadline_ms(match: Table, control: SeatControl) -> int:
     return match.decision_ms + control.time_bank_ms
 
 
-def _ask_webhook(match: Match, game: Game, state: State, control: SeatControl) -> None:
+def _ask_webhook(match: Table, game: Game, state: State, control: SeatControl) -> None:
     payload, budget_ms = webhook_decision(
         game.pk,
         state,
@@ -284,7 +309,7 @@ def judge(state: State, answer: webhook.Answer) -> Verdict:
     return Verdict(code)
 
 
-def _await_client(match: Match, game: Game, state: State, control: SeatControl) -> None:
+def _await_client(match: Table, game: Game, state: State, control: SeatControl) -> None:
     """Wait for an API-client bot to act through the API, until its deadline."""
     budget_ms = _deadline_ms(match, control)
     deadline = timezone.now() + timedelta(milliseconds=budget_ms)
@@ -303,3 +328,30 @@ def _await_client(match: Match, game: Game, state: State, control: SeatControl) 
     _fault(
         game, state, control, Strike.Reason.TIMEOUT, f"no action within {budget_ms} ms", elapsed_ms
     )
+
+
+# --- a bot seat at a people's table (games.seating) --------------------------------------
+
+
+def play_turn(game_id: int, version: int) -> str:
+    """Play one bot seat's decision at a people's table, if it is still a bot's turn at
+    ``version``: what a redelivered or resent task finds already played, it leaves.
+
+    The seat plays as in a match (built-in, webhook with strikes and the safe default,
+    API client awaited until its deadline), with the ladder's time control unless the
+    table is timed. Its action commits through games.services, whose announcement of
+    the next decision sends the next bot's turn.
+    """
+    game = Game.objects.select_related("snapshot").filter(pk=game_id).first()
+    if game is None or game.status != Game.Status.ACTIVE or game.version != version:
+        return "moved on"
+    seat = game.to_act
+    if seat is None or seat not in game.bot_seats:
+        return "not a bot's turn"
+    control = SeatControl.objects.select_related("seat__user", "version__bot").get(
+        seat__game_id=game_id, seat__number=seat
+    )
+    limit = game.decision_seconds
+    pace = Pace(game.seed or 0, settings.LADDER_DECISION_MS if limit is None else limit * 1000)
+    _step(pace, game, store.load_state(game), control)
+    return "played"

@@ -1,8 +1,10 @@
-"""Reads shared by the API and the pages: the ladder's leaderboard."""
+"""Reads shared by the API and the pages: the ladder's leaderboard, seatable versions."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.db.models import QuerySet
 
 from bots import ratings
 from bots.models import BotVersion
@@ -29,3 +31,10 @@ def leaderboard() -> list[dict[str, Any]]:
         }
         for i, v in enumerate(ordered)
     ]
+
+
+def seatable_versions() -> QuerySet[BotVersion]:
+    """The versions anyone may seat at a table: validated, of active bots."""
+    return BotVersion.objects.filter(
+        status=BotVersion.Status.READY, bot__is_active=True
+    ).select_related("bot__user")

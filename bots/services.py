@@ -229,6 +229,7 @@ LEASE_MATCH = 0x626F7473  # "bots": the first key of a match's advisory lock
 LEASE_VERSION = 0x76657273  # "vers": a version's validation
 LEASE_LADDER = 0x6C616464  # "ladd": the ladder's scheduling (one key)
 LEASE_BUILTIN = 0x6275696C  # "buil": creating the built-in bots (one key)
+LEASE_TURN = 0x7475726E  # "turn": a bot seat's move at a people's table (by game)
 
 
 @contextmanager

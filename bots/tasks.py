@@ -11,7 +11,7 @@ import logging
 from celery import shared_task
 from django.utils import timezone
 
-from bots import ladder, recovery, runner, services, validation
+from bots import ladder, recovery, runner, services, tables, validation
 from bots.models import BotVersion
 from cya_site import dispatch
 
@@ -93,6 +93,27 @@ def validate_version(self, version_id: int) -> str:  # type: ignore[no-untyped-d
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
 
 
+@shared_task(
+    name="bots.play_turn",
+    bind=True,
+    acks_late=True,
+    time_limit=600,
+    soft_time_limit=570,
+    max_retries=None,
+)
+def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyped-def]
+    """A bot seat's move at a people's table (bots.tables), if it is still its turn at
+    ``version``; a second delivery finds the move made, or the game held, and leaves."""
+    try:
+        with services.lease(services.LEASE_TURN, game_id) as held:
+            if not held:
+                return "held elsewhere"
+            return runner.play_turn(game_id, version)
+    except dispatch.TRANSIENT as error:
+        log.warning("game %s turn %s: %s; retrying", game_id, version, error)
+        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
+
+
 @shared_task(name="bots.schedule_ladder", time_limit=60, soft_time_limit=50)
 def schedule_ladder() -> int:
     """Keep the ladder's tables playing: start matches up to the configured number."""
@@ -104,11 +125,14 @@ def schedule_ladder() -> int:
 
 @shared_task(name="bots.sweep", time_limit=120, soft_time_limit=100)
 def sweep() -> int:
-    """Send again the matches and validations a crash or an outage left undone."""
+    """Send again the matches, validations and bot turns a crash or an outage left undone."""
     now = timezone.now()
     matches, versions = recovery.idle_matches(now), recovery.idle_validations(now)
+    turns = tables.idle_turns(now)
     for match_id in matches:
         dispatch.send(play_match, (match_id,))
     for version_id in versions:
         dispatch.send(validate_version, (version_id,))
-    return len(matches) + len(versions)
+    for turn in turns:
+        dispatch.send(play_turn, turn)
+    return len(matches) + len(versions) + len(turns)

@@ -188,6 +188,9 @@ except ValueError:
 if not 0 <= LADDER_EXPLORATION <= 1:
     raise ImproperlyConfigured("LADDER_EXPLORATION must be a number from 0 to 1")
 LADDER_EVERY_SECONDS = env_int("LADDER_EVERY_SECONDS", 10, minimum=1)
+# Bots at people's tables move one at a time, this long after the change before: people
+# follow their moves one by one (bots.tables).
+BOT_MOVE_DELAY_MS = env_int("BOT_MOVE_DELAY_MS", 800, minimum=0)
 # Recovery (cya_site.dispatch): every SWEEP_EVERY_SECONDS, work left undone by a crash or
 # an outage for more than SWEEP_AFTER_SECONDS (a match or a validation no worker holds, a
 # deadline whose task was lost) is sent again; at most SWEEP_BATCH of each kind per sweep.

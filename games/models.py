@@ -54,6 +54,12 @@ class Game(models.Model):
     deadline = models.DateTimeField(null=True, blank=True)
     winners = models.JSONField(default=list, blank=True)
     end_reason = models.CharField(max_length=20, blank=True)
+    bot_seats = models.JSONField(
+        default=list, blank=True, help_text="Seats played by bots the platform moves"
+    )
+    auto_start = models.BooleanField(
+        default=False, help_text="Starts by itself once every seat is taken"
+    )
 
     class Meta:
         ordering = ("-created_at", "-id")

@@ -25,7 +25,7 @@ from django.utils import timezone
 from accounts.models import User
 from cya_site import dispatch
 from cya_site.errors import DomainError
-from games import eventlog, feed, notify, selectors, store
+from games import eventlog, feed, notify, seating, selectors, store
 from games.engine import (
     RuleSet,
     State,
@@ -80,24 +80,41 @@ def game_create(
     take_seat: bool = True,
     decision_seconds: int | None = None,
     time_bank_seconds: int | None = None,
+    bots: Sequence[seating.BotChoice] = (),
+    auto_start: bool = False,
 ) -> Game:
-    """Open a table with the rule set's seats; the creator takes seat 0 unless told not to."""
+    """Open a table with the rule set's seats; the creator takes seat 0 unless told not to.
+
+    ``bots`` fill seats with bots (games.seating: the bots app seats them and moves them).
+    A table with bot seats, or made with ``auto_start``, starts by itself once its last
+    seat is taken: at once if the creator and the bots fill it.
+    """
     game = Game.objects.create(
         created_by=by,
         rules=rules.to_json(),
         seat_count=rules.seats,
         decision_seconds=decision_seconds,
         time_bank_seconds=time_bank_seconds,
+        auto_start=auto_start or bool(bots),
     )
     Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(rules.seats))
     if take_seat:
-        game_join(game=game, user=by, seat=0)
+        game_join(game=game, user=by, seat=0, start=False)
+    if bots:
+        seating.players().seat(game=_locked(game.pk), choices=bots, by=by)
+        game.bot_seats = sorted(choice.seat for choice in bots)
+        game.save(update_fields=["bot_seats"])
+    _start_if_full(game)
+    game.refresh_from_db()
     return game
 
 
 @transaction.atomic
-def game_join(*, game: Game, user: User, seat: int | None = None) -> Seat:
-    """Take a seat (the lowest free one unless ``seat`` is given) at an open table."""
+def game_join(*, game: Game, user: User, seat: int | None = None, start: bool = True) -> Seat:
+    """Take a seat (the lowest free one unless ``seat`` is given) at an open table.
+
+    Taking the last seat of a table that starts by itself (``auto_start``) starts it,
+    unless ``start`` is False (its creation is still seating it)."""
     game = _locked(game.pk)
     _require_open(game)
     if Seat.objects.filter(game=game, user=user).exists():
@@ -125,7 +142,15 @@ def game_join(*, game: Game, user: User, seat: int | None = None) -> Seat:
     chosen.user = user
     chosen.joined_at = timezone.now()
     chosen.save(update_fields=["user", "joined_at"])
+    if start:
+        _start_if_full(game)
     return chosen
+
+
+def _start_if_full(game: Game) -> None:
+    """Deal a table that starts by itself once no seat is free (for its creator)."""
+    if game.auto_start and not Seat.objects.filter(game=game, user__isnull=True).exists():
+        game_start(game=game, by=game.created_by)
 
 
 @transaction.atomic
@@ -661,9 +686,11 @@ def _after_commit(
     entries: list[dict[str, Any]] | None = None,
 ) -> None:
     """Once the change commits: announce it (games.feed lines, built now from the rows and
-    state this transaction wrote) and schedule the new decision's deadline."""
+    state this transaction wrote), schedule the new decision's deadline, and if a bot
+    seat is to act, tell its player (games.seating)."""
     game_id, version, deadline = game.pk, game.version, game.deadline
     status = game.status
+    bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
     update = feed.update_line(game, entries or ())
     decision = end = None
     if state is not None and game.status == Game.Status.ACTIVE and game.to_act is not None:
@@ -678,5 +705,7 @@ def _after_commit(
             from games.tasks import enforce_deadline
 
             dispatch.send(enforce_deadline, (game_id, version), eta=deadline)
+        if bot_to_act:
+            seating.players().turn(game_id, version)
 
     transaction.on_commit(announce)

@@ -39,6 +39,7 @@ SERVICE_CHECK_FAILED = 3
 # One queue per test session, so parallel sessions (or xdist workers) sharing a Redis
 # never run each other's tasks against the wrong test database.
 TEST_QUEUE = f"test-{uuid.uuid4().hex[:12]}"
+TEST_BOT_MOVE_DELAY_MS = 100  # the session worker's BOT_MOVE_DELAY_MS
 # The networks webhooks may reach in the suite: loopback only (tests/bots/bot_servers.py).
 WEBHOOK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 
@@ -235,6 +236,8 @@ def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactor
         "DATABASE_URL": _test_database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "CYA_TEST_QUEUE": TEST_QUEUE,  # tasks the worker's tasks send stay on this queue
+        # bots at people's tables still move one at a time, but quickly enough for tests
+        "BOT_MOVE_DELAY_MS": str(TEST_BOT_MOVE_DELAY_MS),
     }
     command = [
         sys.executable,

@@ -13,6 +13,7 @@ from cya_site.serializers import StrictInputSerializer
 from games.engine import PRESETS, RuleSet
 from games.engine.state import DECISION_NAMES
 from games.models import Game, Round, Seat
+from games.seating import BotChoice
 
 MAX_WAIT_SECONDS = 30
 
@@ -88,6 +89,27 @@ def rules_build(preset: str, options: Mapping[str, Any], **fixed: Any) -> RuleSe
     return RuleSet.from_json(data)
 
 
+class BotSeatInputSerializer(StrictInputSerializer):
+    seat = serializers.IntegerField(min_value=0, max_value=7)
+    strategy = serializers.CharField(
+        max_length=20, required=False, help_text="A built-in strategy: random, greedy, shark"
+    )
+    version = serializers.IntegerField(
+        min_value=1,
+        max_value=2**63 - 1,
+        required=False,
+        help_text="A validated version of an active bot (version_id in GET /api/v1/ladder/)",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Exactly one of ``strategy`` and ``version``."""
+        if ("strategy" in attrs) == ("version" in attrs):
+            raise serializers.ValidationError(
+                {"strategy": ["Name a built-in strategy or a bot version, not both or neither."]}
+            )
+        return attrs
+
+
 class GameCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=sorted(PRESETS), default="2021")
     seats = serializers.IntegerField(min_value=2, max_value=8, default=4)
@@ -105,10 +127,26 @@ class GameCreateInputSerializer(StrictInputSerializer):
     time_bank_seconds = serializers.IntegerField(
         min_value=0, max_value=86_400, required=False, allow_null=True, default=None
     )
+    bots = BotSeatInputSerializer(
+        many=True,
+        required=False,
+        default=list,
+        help_text="Seats to fill with bots; the table then starts by itself once full",
+    )
+    auto_start = serializers.BooleanField(
+        default=False, help_text="Start by itself once every seat is taken (always with bots)"
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        """Build the RuleSet: the engine refuses bad options with ``invalid_rules``."""
+        """Build the RuleSet (the engine refuses bad options with ``invalid_rules``) and
+        the bot choices."""
         attrs["rules"] = rules_build(attrs["preset"], attrs["options"], seats=attrs["seats"])
+        if len(attrs["bots"]) >= attrs["seats"] and attrs["take_seat"]:
+            raise serializers.ValidationError({"bots": ["Leave a seat for yourself."]})
+        attrs["bots"] = [
+            BotChoice(seat=b["seat"], strategy=b.get("strategy", ""), version=b.get("version"))
+            for b in attrs["bots"]
+        ]
         return attrs
 
 
@@ -220,6 +258,9 @@ class GameSerializer(serializers.ModelSerializer[Game]):
     seats = SeatSerializer(many=True)
     rounds = RoundSerializer(many=True)
     seed = serializers.SerializerMethodField(help_text="Revealed when the game has ended")
+    bot_seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Seats played by bots the platform moves"
+    )
     decision_kind = serializers.ChoiceField(choices=["", *DECISION_NAMES])
 
     class Meta:
@@ -246,6 +287,8 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "winners",
             "end_reason",
             "seed",
+            "bot_seats",
+            "auto_start",
         )
         read_only_fields = fields
 

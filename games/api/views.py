@@ -78,7 +78,10 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
 
     @extend_schema(request=GameCreateInputSerializer, responses={201: GameSerializer})
     def create(self, request: Request) -> Response:
-        """Open a table: a preset, seats and rule options; you take seat 0 unless told not to."""
+        """Open a table: a preset, seats and rule options; you take seat 0 unless told not to.
+
+        ``bots`` seat built-in strategies or validated bot versions; such a table starts
+        by itself once the people's seats are taken."""
         data = GameCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         game = services.game_create(
@@ -87,6 +90,8 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             take_seat=data.validated_data["take_seat"],
             decision_seconds=data.validated_data["decision_seconds"],
             time_bank_seconds=data.validated_data["time_bank_seconds"],
+            bots=data.validated_data["bots"],
+            auto_start=data.validated_data["auto_start"],
         )
         return self._render(game, status.HTTP_201_CREATED)
 
