@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
 from cya_site.serializers import StrictInputSerializer
+from games import selectors
 from games.engine import PRESETS, RuleSet
 from games.engine.state import DECISION_NAMES
 from games.models import Game, Round, Seat
@@ -110,6 +111,32 @@ class GameCreateInputSerializer(StrictInputSerializer):
         """Build the RuleSet: the engine refuses bad options with ``invalid_rules``."""
         attrs["rules"] = rules_build(attrs["preset"], attrs["options"], seats=attrs["seats"])
         return attrs
+
+
+class ForkInputSerializer(StrictInputSerializer):
+    step = serializers.IntegerField(
+        min_value=0, help_text="Fork the position after this many actions (as replay/view/)"
+    )
+    redeal = serializers.BooleanField(
+        default=False,
+        help_text="Deal the cards no seat has seen again: the deck, the hands (sizes kept) "
+        "and the face-down draft-pile cards",
+    )
+    take_seat = serializers.BooleanField(default=True)
+    seat = serializers.IntegerField(
+        min_value=0,
+        max_value=7,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The seat you take: by default the one you had in the game, else 0",
+    )
+    decision_seconds = serializers.IntegerField(
+        min_value=1, max_value=86_400, required=False, allow_null=True, default=None
+    )
+    time_bank_seconds = serializers.IntegerField(
+        min_value=0, max_value=86_400, required=False, allow_null=True, default=None
+    )
 
 
 class JoinInputSerializer(StrictInputSerializer):
@@ -213,6 +240,12 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
         return [r.seat.number for r in self._rows(round_) if r.won_round]
 
 
+class ForkOriginSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField(help_text="The game it was forked from")
+    step = serializers.IntegerField(help_text="That game's actions played before the fork")
+    redeal = serializers.BooleanField(help_text="The cards no seat had seen were dealt again")
+
+
 class GameSerializer(serializers.ModelSerializer[Game]):
     """A game as anyone may see it: no hands, no deck, and the seed only once it ended."""
 
@@ -221,6 +254,7 @@ class GameSerializer(serializers.ModelSerializer[Game]):
     rounds = RoundSerializer(many=True)
     seed = serializers.SerializerMethodField(help_text="Revealed when the game has ended")
     decision_kind = serializers.ChoiceField(choices=["", *DECISION_NAMES])
+    fork = serializers.SerializerMethodField(help_text="Where a forked game started; else null")
 
     class Meta:
         model = Game
@@ -246,12 +280,17 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "winners",
             "end_reason",
             "seed",
+            "fork",
         )
         read_only_fields = fields
 
     def get_seed(self, game: Game) -> int | None:
         ended = game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
         return game.seed if ended else None
+
+    @extend_schema_field(ForkOriginSerializer(allow_null=True))
+    def get_fork(self, game: Game) -> dict[str, Any] | None:
+        return selectors.fork_origin(game)
 
 
 class DecisionSerializer(serializers.Serializer[Any]):
@@ -324,4 +363,7 @@ class ReplaySerializer(serializers.Serializer[Any]):
     game = serializers.IntegerField()
     seed = serializers.IntegerField()
     rules = serializers.JSONField()
+    fork = ForkOriginSerializer(
+        allow_null=True, help_text="A fork's log starts from this position, not a deal"
+    )
     log = ReplayEntrySerializer(many=True)
