@@ -21,8 +21,8 @@ the new game is played), and every later round dealt from ``seed`` (RULES #1-4 t
 
 So the card multiset, every public fact and every seat's knowledge of others' cards
 are those of ``state``. Under ``auto_yield="no_legal_card"`` (RULES #17) a re-dealt
-responder may hold no legal answer to a challenge it is already asked about: it then
-answers as a seat under the default rule does, by conceding.
+responder may hold no legal answer to a challenge it is already asked about: its only
+legal action is then to concede (or pass on a drafted set), as under the default rule.
 """
 
 from __future__ import annotations
