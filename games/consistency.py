@@ -9,8 +9,12 @@ stored value that differs from the replay (``manage.py verify_games``).
 Only digital games have a log. A game recorded at a real table (``Game.Mode.RECORDED``)
 derives its rows from the tournaments' score ledger instead, so it is not checked here.
 
+A forked game starts from its parent's position (games.eventlog.initial_state), which is
+replayed from the parent's log: the parent's own rows are checked as a game of their own.
+
 Games are read in batches: each batch costs six queries however many games it holds
-(the games, then their events, playouts, seats, round scores and snapshots).
+(the games, then their events, playouts, seats, round scores and snapshots), and each
+fork two more per ancestor (its start is read from the parent's log).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from itertools import islice
 from typing import Any, NamedTuple, cast
 
@@ -26,7 +29,7 @@ import orjson
 from django.db.models import QuerySet
 
 from games import eventlog, store
-from games.engine import EngineError, RuleSet, State, new_game
+from games.engine import EngineError, State
 from games.engine.state import DECISION_NAMES
 from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
 from games.services import end_reason
@@ -44,6 +47,9 @@ _GAME_FIELDS = (
     "decision_kind",
     "winners",
     "end_reason",
+    "forked_from_id",
+    "fork_step",
+    "fork_redeal",
 )
 
 
@@ -193,7 +199,11 @@ def _replay(stored: _Stored, codes: list[int]) -> _Replayed | Mismatch:
     game = stored.game
     if game.seed is None:
         return Mismatch(game.id, "seed", None, "the seed the log was dealt from")
-    state = new_game(_rules(orjson.dumps(game.rules, option=orjson.OPT_SORT_KEYS)), game.seed)
+    try:
+        state = eventlog.initial_state(game)
+    except (EngineError, RuntimeError) as error:  # a fork whose parent's log is broken
+        parent = f"game {game.forked_from_id} at step {game.fork_step}"
+        return Mismatch(game.id, "fork", parent, f"refused: {error}")
     rounds: list[dict[str, Any]] = []
     end = None
     replayed: dict[int, _Logged] = {0: _Logged(None, None, None, list(state.history))}
@@ -214,12 +224,6 @@ def _replay(stored: _Stored, codes: list[int]) -> _Replayed | Mismatch:
             elif event["type"] == "game_end":
                 end = event
     return _Replayed(state, rounds, end, replayed)
-
-
-@lru_cache(maxsize=64)
-def _rules(rules_json: bytes) -> RuleSet:
-    """A RuleSet from its JSON (kept: a site's games share a handful of rule sets)."""
-    return RuleSet.from_json(orjson.loads(rules_json))
 
 
 # --- comparing ----------------------------------------------------------------------------

@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from datetime import datetime
 from functools import cache, lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 from django.db import connection, transaction
 
 from cya_site import rows
-from games.engine import RuleSet, State, action_to_json, apply, new_game, resign
+from games.engine import RuleSet, State, action_to_json, apply, fork, new_game, resign
 from games.engine import actions as engine_actions
 from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
 
@@ -47,6 +47,45 @@ class LogEntry(NamedTuple):
     created_at: datetime
 
 
+class Origin(Protocol):
+    """What decides a stored game's first state: a ``Game``, or a row of these fields."""
+
+    @property
+    def rules(self) -> Any: ...
+    @property
+    def seed(self) -> int | None: ...
+    @property
+    def forked_from_id(self) -> int | None: ...
+    @property
+    def fork_step(self) -> int | None: ...
+    @property
+    def fork_redeal(self) -> bool: ...
+
+
+ORIGIN_FIELDS = ("rules", "seed", "forked_from_id", "fork_step", "fork_redeal")
+
+
+def initial_state(game: Origin) -> State:
+    """The state a dealt game starts from, at version 0: what its log's seq 0 holds.
+
+    A new game is dealt from its seed. A fork starts at its parent's state after
+    ``fork_step`` actions (the parent's own start and log, so forks of forks work),
+    handed to the engine's ``fork`` with the fork's seed and ``fork_redeal``. Every
+    reader of a stored game starts here: starting it, rebuilding it, replays, the
+    consistency check. A fork costs two queries per ancestor (its log's two row shapes).
+    Raises ValueError for a game not yet dealt, RuntimeError for a parent log with a gap.
+    """
+    if game.seed is None:
+        raise ValueError("the game has not been dealt")
+    if game.forked_from_id is None or game.fork_step is None:
+        return new_game(RuleSet.from_json(game.rules), game.seed)
+    parent = Game.objects.only(*ORIGIN_FIELDS).get(pk=game.forked_from_id)
+    state = initial_state(parent)
+    for code in codes(parent, 0, game.fork_step):
+        state = replay_step(state, code)[0]
+    return fork(state, game.seed, redeal=game.fork_redeal)
+
+
 def entries(game: Game, after: int = -1, limit: int | None = None) -> list[LogEntry]:
     """The log entries of ``game`` after seq ``after`` (at most ``limit``), in order.
 
@@ -61,7 +100,7 @@ def entries(game: Game, after: int = -1, limit: int | None = None) -> list[LogEn
         return logged
     by_seq = {e.seq: e for e in logged}
     users = dict(Seat.objects.filter(game=game).values_list("number", "user_id"))
-    state = new_game(RuleSet.from_json(game.rules), game.seed or 0)
+    state = initial_state(game)
     edition = state.rules.edition
     for seq, (code, playout) in sorted(_coded(game, 0, upto, every).items()):
         seat = None if code is None else seat_of(state, code)

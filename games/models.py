@@ -60,6 +60,18 @@ class Game(models.Model):
     auto_start = models.BooleanField(
         default=False, help_text="Starts by itself once every seat is taken"
     )
+    # A fork starts at another game's position (games.eventlog.initial_state): the parent
+    # at step ``fork_step`` (its state after that many actions), handed to the engine's
+    # ``fork`` with this game's own ``seed`` (for a re-deal and every later round).
+    forked_from = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="forks"
+    )
+    fork_step = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The parent's actions played before the fork"
+    )
+    fork_redeal = models.BooleanField(
+        default=False, help_text="Cards no seat had seen were dealt again from the seed"
+    )
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -71,6 +83,11 @@ class Game(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="active") | Q(seed__isnull=False) | Q(mode="recorded"),
                 name="games_game_active_digital_has_seed",
+            ),
+            models.CheckConstraint(
+                condition=Q(forked_from__isnull=True, fork_step__isnull=True, fork_redeal=False)
+                | Q(forked_from__isnull=False, fork_step__isnull=False),
+                name="games_game_fork_has_step",
             ),
         )
 

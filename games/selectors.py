@@ -13,7 +13,7 @@ from accounts.models import User
 from cya_site import rows
 from cya_site.errors import DomainError
 from games import eventlog, store
-from games.engine import State, action_to_json, legal_actions, new_game, observe
+from games.engine import State, action_to_json, legal_actions, observe
 from games.engine.state import DECISION_NAMES
 from games.models import Event, Game, GameSnapshot, Round, RoundScore, Seat
 from games.store import replay_one
@@ -151,11 +151,13 @@ def public_events(game: Game, after: int, limit: int) -> list[dict[str, Any]]:
 
 
 def replay(game: Game) -> dict[str, Any]:
-    """The whole record of an ended game: seed, rules and every action with its events."""
+    """The whole record of an ended game: seed, rules and every action with its events
+    (a fork's log starts from its parent's position: ``fork``)."""
     return {
         "game": game.pk,
         "seed": game.seed,
         "rules": game.rules,
+        "fork": fork_origin(game),
         "log": [
             {
                 "seq": e.seq,
@@ -169,10 +171,29 @@ def replay(game: Game) -> dict[str, Any]:
     }
 
 
+def fork_steps(game: Game) -> range:
+    """The steps a table can be forked from (services.game_fork), for a replay viewer's
+    fork button: none before the game has ended (or for a game recorded at a real table,
+    which has no log); every step of an aborted game; every step but the last of a
+    finished one (after it the game is over)."""
+    ended = game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
+    if not ended or game.mode != Game.Mode.DIGITAL or game.seed is None:
+        return range(0)
+    return range(game.version + (game.status == Game.Status.ABORTED))
+
+
+def fork_origin(game: Game) -> dict[str, Any] | None:
+    """Where a forked game started (its parent, the step, whether re-dealt); None if it is
+    not a fork. Public: the seed that re-dealt it stays secret until it ends."""
+    if game.forked_from_id is None:
+        return None
+    return {"game": game.forked_from_id, "step": game.fork_step, "redeal": game.fork_redeal}
+
+
 def replay_view(game: Game, seat: int | None, step: int) -> dict[str, Any]:
     """What ``seat`` (or a spectator) saw after ``step`` actions of an ended game."""
 
-    state = new_game(store.rules_of(game), game.seed or 0)
+    state = eventlog.initial_state(game)
     for code in eventlog.codes(game, 0, step):
         state = replay_one(state, code)
     return observe(state, seat)

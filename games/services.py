@@ -33,7 +33,6 @@ from games.engine import (
     action_to_json,
     apply,
     default_action,
-    new_game,
     resign,
 )
 from games.engine.actions import resign as resign_action
@@ -72,6 +71,16 @@ PROGRESS_FIELDS = (
 # --- tables ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ForkOrigin:
+    """Where a forked table starts: ``parent``'s position after ``step`` actions, with the
+    cards no seat has seen dealt again from the fork's seed if ``redeal`` (engine.fork)."""
+
+    parent: Game
+    step: int
+    redeal: bool
+
+
 @transaction.atomic
 def game_create(
     *,
@@ -80,14 +89,18 @@ def game_create(
     take_seat: bool = True,
     decision_seconds: int | None = None,
     time_bank_seconds: int | None = None,
+    seat: int = 0,
     bots: Sequence[seating.BotChoice] = (),
     auto_start: bool = False,
+    origin: ForkOrigin | None = None,
 ) -> Game:
-    """Open a table with the rule set's seats; the creator takes seat 0 unless told not to.
+    """Open a table with the rule set's seats; the creator takes ``seat`` (0) unless told not to.
 
     ``bots`` fill seats with bots (games.seating: the bots app seats them and moves them).
     A table with bot seats, or made with ``auto_start``, starts by itself once its last
-    seat is taken: at once if the creator and the bots fill it.
+    seat is taken: at once if the creator and the bots fill it. With ``origin`` the table
+    is a fork (``game_fork`` checks the origin): once started it plays on from that
+    position instead of a new deal.
     """
     game = Game.objects.create(
         created_by=by,
@@ -96,10 +109,13 @@ def game_create(
         decision_seconds=decision_seconds,
         time_bank_seconds=time_bank_seconds,
         auto_start=auto_start or bool(bots),
+        forked_from=None if origin is None else origin.parent,
+        fork_step=None if origin is None else origin.step,
+        fork_redeal=origin is not None and origin.redeal,
     )
     Seat.objects.bulk_create(Seat(game=game, number=n) for n in range(rules.seats))
     if take_seat:
-        game_join(game=game, user=by, seat=0, start=False)
+        game_join(game=game, user=by, seat=seat, start=False)
     if bots:
         seating.players().seat(game=_locked(game.pk), choices=bots, by=by)
         game.bot_seats = sorted(choice.seat for choice in bots)
@@ -185,7 +201,7 @@ def game_start(*, game: Game, by: User, seed: int | None = None) -> Game:
             status=409,
         )
     game.seed = secrets.randbits(63) if seed is None else seed
-    state = new_game(store.rules_of(game), game.seed)
+    state = eventlog.initial_state(game)
     now = timezone.now()
     game.status = Game.Status.ACTIVE
     game.started_at = now
@@ -196,6 +212,81 @@ def game_start(*, game: Game, by: User, seed: int | None = None) -> Game:
     game.save()
     store.save_state(game, state)
     _after_commit(game, state, bank, [_entry(deal)])
+    return game
+
+
+@transaction.atomic
+def game_fork(
+    *,
+    game: Game,
+    step: int,
+    redeal: bool,
+    by: User,
+    take_seat: bool = True,
+    seat: int | None = None,
+    decision_seconds: int | None = None,
+    time_bank_seconds: int | None = None,
+    bots: Sequence[seating.BotChoice] = (),
+) -> Game:
+    """Open a table that plays on from an ended game's position after ``step`` actions.
+
+    The new table has the parent's rules and seats; once started (``game_start``, as any
+    table) its first state is the engine's ``fork`` of that position, at version 0, with
+    a seed of its own, secret until it ends, for every later round and, with ``redeal``,
+    for dealing again the deck, the hands and the face-down draft-pile cards (docs/engine.md).
+    ``by`` takes ``seat`` unless ``take_seat`` is False: by default the seat ``by`` had in
+    the parent, else seat 0 (the lowest seat no bot takes, if a bot takes that one);
+    ``bots`` fill seats as in ``game_create``, and such a table starts by itself once the
+    people's seats are taken; the other seats are taken by joining.
+
+    The parent must have ended (its replay, the same cards, is public then):
+    ``replay_not_available`` otherwise, ``no_such_step`` past its last action,
+    ``step_game_over`` at a step where it was already over, ``no_such_seat`` for a seat
+    the table does not have.
+    """
+    parent = fork_source(game=game, step=step)
+    if take_seat and seat is None:
+        seat = parent.seats.filter(user=by).values_list("number", flat=True).first() or 0
+        robots = {choice.seat for choice in bots}
+        if seat in robots:
+            seat = min(set(range(parent.seat_count)) - robots, default=0)
+    if seat is not None and not 0 <= seat < parent.seat_count:
+        raise DomainError(
+            "no_such_seat", f"This table has seats 0 to {parent.seat_count - 1}.", {"seat": seat}
+        )
+    return game_create(
+        by=by,
+        rules=store.rules_of(parent),
+        take_seat=take_seat,
+        seat=seat or 0,
+        decision_seconds=decision_seconds,
+        time_bank_seconds=time_bank_seconds,
+        bots=bots,
+        origin=ForkOrigin(parent, step, redeal),
+    )
+
+
+def fork_source(*, game: Game, step: int) -> Game:
+    """``game``, if a table can be forked from it at ``step`` (selectors.fork_steps); else
+    the DomainError saying why."""
+    steps = selectors.fork_steps(game)
+    if not steps:
+        raise DomainError(
+            "replay_not_available",
+            "A game can be forked once it has ended: its replay is public then.",
+            status=409,
+        )
+    if not 0 <= step <= game.version:
+        raise DomainError(
+            "no_such_step", f"The game has {game.version} steps.", {"steps": game.version}
+        )
+    if step not in steps:
+        raise DomainError(
+            "step_game_over",
+            f"After step {step} the game was over: fork an earlier step.",
+            {"last_step": steps[-1]},
+            status=409,
+        )
     return game
 
 

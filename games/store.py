@@ -21,7 +21,7 @@ import orjson
 from django.db import transaction
 
 from games import eventlog
-from games.engine import RuleSet, State, new_game, state_from_json, state_to_json
+from games.engine import RuleSet, State, state_from_json, state_to_json
 from games.models import Game, GameSnapshot
 
 CACHE_SIZE = 512
@@ -107,7 +107,7 @@ def _rebuild(game: Game) -> State:
     if snapshot is not None and snapshot.version <= game.version:
         state = state_from_json(orjson.loads(snapshot.state))
     else:
-        state = new_game(rules_of(game), game.seed)
+        state = eventlog.initial_state(game)
     if state.version < game.version:
         for code in eventlog.codes(game, state.version, game.version):
             state = replay_one(state, code)

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 
 from cya_site.serializers import StrictInputSerializer
+from games import selectors
 from games.engine import PRESETS, RuleSet
 from games.engine.state import DECISION_NAMES
 from games.models import Game, Round, Seat
@@ -110,6 +111,14 @@ class BotSeatInputSerializer(StrictInputSerializer):
         return attrs
 
 
+def bot_choices(given: list[dict[str, Any]]) -> list[BotChoice]:
+    """The validated ``bots`` of a create or a fork as the service takes them."""
+    return [
+        BotChoice(seat=b["seat"], strategy=b.get("strategy", ""), version=b.get("version"))
+        for b in given
+    ]
+
+
 class GameCreateInputSerializer(StrictInputSerializer):
     preset = serializers.ChoiceField(choices=sorted(PRESETS), default="2021")
     seats = serializers.IntegerField(min_value=2, max_value=8, default=4)
@@ -143,10 +152,44 @@ class GameCreateInputSerializer(StrictInputSerializer):
         attrs["rules"] = rules_build(attrs["preset"], attrs["options"], seats=attrs["seats"])
         if len(attrs["bots"]) >= attrs["seats"] and attrs["take_seat"]:
             raise serializers.ValidationError({"bots": ["Leave a seat for yourself."]})
-        attrs["bots"] = [
-            BotChoice(seat=b["seat"], strategy=b.get("strategy", ""), version=b.get("version"))
-            for b in attrs["bots"]
-        ]
+        attrs["bots"] = bot_choices(attrs["bots"])
+        return attrs
+
+
+class ForkInputSerializer(StrictInputSerializer):
+    step = serializers.IntegerField(
+        min_value=0, help_text="Fork the position after this many actions (as replay/view/)"
+    )
+    redeal = serializers.BooleanField(
+        default=False,
+        help_text="Deal the cards no seat has seen again: the deck, the hands (sizes kept) "
+        "and the face-down draft-pile cards",
+    )
+    take_seat = serializers.BooleanField(default=True)
+    seat = serializers.IntegerField(
+        min_value=0,
+        max_value=7,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The seat you take: by default the one you had in the game, else 0",
+    )
+    decision_seconds = serializers.IntegerField(
+        min_value=1, max_value=86_400, required=False, allow_null=True, default=None
+    )
+    time_bank_seconds = serializers.IntegerField(
+        min_value=0, max_value=86_400, required=False, allow_null=True, default=None
+    )
+    bots = BotSeatInputSerializer(
+        many=True,
+        required=False,
+        default=list,
+        help_text="Seats to fill with bots; the table then starts by itself once full",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """The bot choices as the service takes them."""
+        attrs["bots"] = bot_choices(attrs["bots"])
         return attrs
 
 
@@ -251,6 +294,12 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
         return [r.seat.number for r in self._rows(round_) if r.won_round]
 
 
+class ForkOriginSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField(help_text="The game it was forked from")
+    step = serializers.IntegerField(help_text="That game's actions played before the fork")
+    redeal = serializers.BooleanField(help_text="The cards no seat had seen were dealt again")
+
+
 class GameSerializer(serializers.ModelSerializer[Game]):
     """A game as anyone may see it: no hands, no deck, and the seed only once it ended."""
 
@@ -262,6 +311,7 @@ class GameSerializer(serializers.ModelSerializer[Game]):
         child=serializers.IntegerField(), help_text="Seats played by bots the platform moves"
     )
     decision_kind = serializers.ChoiceField(choices=["", *DECISION_NAMES])
+    fork = serializers.SerializerMethodField(help_text="Where a forked game started; else null")
 
     class Meta:
         model = Game
@@ -289,12 +339,17 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "seed",
             "bot_seats",
             "auto_start",
+            "fork",
         )
         read_only_fields = fields
 
     def get_seed(self, game: Game) -> int | None:
         ended = game.status in (Game.Status.FINISHED, Game.Status.ABORTED)
         return game.seed if ended else None
+
+    @extend_schema_field(ForkOriginSerializer(allow_null=True))
+    def get_fork(self, game: Game) -> dict[str, Any] | None:
+        return selectors.fork_origin(game)
 
 
 class DecisionSerializer(serializers.Serializer[Any]):
@@ -367,4 +422,7 @@ class ReplaySerializer(serializers.Serializer[Any]):
     game = serializers.IntegerField()
     seed = serializers.IntegerField()
     rules = serializers.JSONField()
+    fork = ForkOriginSerializer(
+        allow_null=True, help_text="A fork's log starts from this position, not a deal"
+    )
     log = ReplayEntrySerializer(many=True)

@@ -34,6 +34,7 @@ from games.api.serializers import (
     ActionResultSerializer,
     DecisionEnvelopeSerializer,
     EventsQuerySerializer,
+    ForkInputSerializer,
     GameCreateInputSerializer,
     GameSerializer,
     JoinInputSerializer,
@@ -63,7 +64,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
     throttle_scope: str | None = None
     # The play loop's endpoints read the game row alone; the seats, players and round
     # scores the full representation prefetches would be wasted on them.
-    LEAN_ACTIONS = frozenset({"observation", "wait", "events", "replay", "replay_view"})
+    LEAN_ACTIONS = frozenset({"observation", "wait", "events", "replay", "replay_view", "fork"})
 
     def get_queryset(self) -> QuerySet[Game]:
         if self.action == "observation":
@@ -132,6 +133,16 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         game = self.get_object()
         services.game_abort(game=game, by=_user(request), reason=data.validated_data["reason"])
         return self._render(game)
+
+    @extend_schema(request=ForkInputSerializer, responses={201: GameSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def fork(self, request: Request, pk: str) -> Response:
+        """Open a table that plays on from this ended game's position after ``step``
+        actions, with the same or re-dealt hidden cards; you take a seat unless told not to."""
+        data = ForkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = services.game_fork(game=self.get_object(), by=_user(request), **data.validated_data)
+        return self._render(game, status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

@@ -15,6 +15,7 @@ from .actions import describe
 from .actions import from_json as action_from_json
 from .actions import to_json as action_to_json
 from .errors import EngineError, GameOver, IllegalAction, InvalidRules, MalformedAction, NotYourTurn
+from .fork import fork
 from .legal import legal_actions
 from .observe import observe
 from .play import Decision, apply, decision, default_action, new_game, replay, resign
@@ -40,6 +41,7 @@ __all__ = [
     "decision",
     "default_action",
     "describe",
+    "fork",
     "legal_actions",
     "new_game",
     "observe",

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from bots.models import Match, MatchEntry, RatingChange, SeatControl
 from games import eventlog, store
-from games.engine import RuleSet, State, new_game
+from games.engine import RuleSet, State
 from games.models import Game
 
 
@@ -25,7 +25,7 @@ def quick(seats: int) -> RuleSet:
 def states_before(game: Game) -> Iterator[tuple[eventlog.LogEntry, State]]:
     """Each logged action of ``game`` with the engine state it was applied to."""
     game.refresh_from_db()
-    state = new_game(store.rules_of(game), game.seed or 0)
+    state = eventlog.initial_state(game)
     for entry in eventlog.entries(game, after=0):
         yield entry, state
         state = store.replay_one(state, entry.action_code)

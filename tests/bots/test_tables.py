@@ -287,3 +287,55 @@ def test_the_sweep_finds_a_bot_turn_left_unplayed_and_only_that(alice: User) -> 
     expected = [(waiting.pk, waiting.version)] if waiting.to_act == 1 else []
     assert found == expected
     assert tables.idle_turns(timezone.now()) == []  # not idle yet
+
+
+# --- forks ----------------------------------------------------------------------------------
+
+
+def test_a_fork_seats_bots_of_your_choice_and_starts_by_itself(
+    alice: User, client: APIClient
+) -> None:
+    original = game_services.game_create(
+        by=alice,
+        rules=RuleSet.preset("2021", seats=3, ending="quick"),
+        bots=[BotChoice(1, "greedy"), BotChoice(2, "shark")],
+    )
+    play_to_the_end(original, alice)
+
+    response = client.post(
+        f"/api/v1/games/{original.pk}/fork/",
+        {
+            "step": 5,
+            "redeal": True,
+            "bots": [{"seat": 1, "strategy": "random"}, {"seat": 2, "strategy": "random"}],
+        },
+        format="json",
+    )
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["status"], body["bot_seats"], body["fork"]["step"]) == ("active", [1, 2], 5)
+    players = [seat["player"]["username"] for seat in body["seats"]]
+    assert players == ["alice", "bot.builtin-random", "bot.builtin-random.2"]
+    assert play_to_the_end(Game.objects.get(pk=body["id"]), alice).status == Game.Status.FINISHED
+
+
+def test_forking_with_a_bot_in_your_old_seat_seats_you_in_the_lowest_free_one(
+    alice: User, client: APIClient
+) -> None:
+    original = game_services.game_create(
+        by=alice,
+        rules=RuleSet.preset("2021", seats=3, ending="quick"),
+        bots=[BotChoice(1, "greedy"), BotChoice(2, "shark")],
+    )
+    play_to_the_end(original, alice)
+
+    body = client.post(
+        f"/api/v1/games/{original.pk}/fork/",
+        {"step": 3, "bots": [{"seat": 0, "strategy": "greedy"}]},
+        format="json",
+    ).json()
+
+    players = [seat["player"] and seat["player"]["username"] for seat in body["seats"]]
+    assert players == ["bot.builtin-greedy", "alice", None]
+    assert body["status"] == "open"  # seat 2 waits for a person

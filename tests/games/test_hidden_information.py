@@ -462,9 +462,12 @@ def test_replay_views_reproduce_what_each_seat_saw(trace: Trace) -> None:
 # --- coverage -----------------------------------------------------------------------------
 
 # Endpoints with nothing hidden to show: before the deal (create, join, leave) there are no
-# hands or deck yet, and abort ends the game (its seed is then public).
+# hands or deck yet, and abort ends the game (its seed is then public). A fork is made from
+# an ended game and opens a table not yet dealt; a fork's own play is checked in
+# tests/games/test_fork.py.
 BEFORE_OR_AFTER_PLAY = {
     ("post", "/api/v1/games/"),
+    ("post", "/api/v1/games/{id}/fork/"),
     ("post", "/api/v1/games/{id}/join/"),
     ("post", "/api/v1/games/{id}/leave/"),
     ("post", "/api/v1/games/{id}/abort/"),

@@ -160,6 +160,10 @@ MATRIX: list[tuple[str, str, str, Any, dict[str, Expected]]] = [
         {**STAFF_ONLY, "staff": (409, "game_over")},
     ),
     ("ended", "post", "join", {}, signed_in(NOT_OPEN)),
+    # forking a position: anyone signed in, once the game has ended (its replay is public)
+    ("open", "post", "fork", {"step": 0}, signed_in(NO_REPLAY)),
+    ("active", "post", "fork", {"step": 0}, signed_in(NO_REPLAY)),
+    ("ended", "post", "fork", {"step": 0}, signed_in((201, None))),
     # the resource itself cannot be written
     ("active", "put", "", {}, signed_in((405, "method_not_allowed"))),
     ("active", "patch", "", {}, signed_in((405, "method_not_allowed"))),
@@ -212,6 +216,7 @@ def snapshot(game: Game) -> tuple[Any, ...]:
         game.to_act,
         seats,
         Event.objects.filter(game=game).count(),
+        Game.objects.filter(forked_from=game).count(),
     )
 
 
