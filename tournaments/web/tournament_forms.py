@@ -21,9 +21,10 @@ from accounts.selectors import user_named
 from cya_site.errors import DomainError
 from cya_site.routes import parse_id
 from games.engine import RuleSet
+from games.web.rules import RulesForm
 from tournaments.models import League, Member, Tournament
 from tournaments.running import MAX_ROUNDS
-from tournaments.web.forms import RulesForm, tiebreaks_field
+from tournaments.web.forms import tiebreaks_field
 
 SIZES = [(n, str(n)) for n in range(2, 7)]
 FORMATS = (

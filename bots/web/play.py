@@ -1,0 +1,198 @@
+"""The lobby: open a table against bots (or people) with the rules you like, or join one.
+
+Thin over games.services.game_create and game_join, with the bot seats of the API's
+``POST /api/v1/games/`` (``bots``, games.seating): a table the lobby opens starts by
+itself once its people's seats are taken, so one against bots only starts at once and
+the person lands on its page playing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django import forms
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import Prefetch, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_POST
+
+from accounts.models import User
+from bots import selectors
+from bots.models import BotVersion
+from cya_site.errors import DomainError
+from games import services as game_services
+from games.models import Game, Seat
+from games.seating import BotChoice
+from games.web.rules import RulesForm
+
+PERSON = "person"
+MOST_SEATS = 6
+# what each bot seat holds unless changed: a newcomer picks a table size and starts
+DEFAULT_OPPONENTS = ("greedy", "shark", "random", "greedy", "shark")
+STRATEGY_NAMES = {
+    "random": _("Random (built-in: any legal move)"),
+    "greedy": _("Greedy (built-in: the best move now)"),
+    "shark": _("Shark (built-in: counts cards)"),
+}
+OPEN_TABLES_SHOWN = 30
+
+
+def opponent_field(seat: int, versions: list[BotVersion]) -> forms.ChoiceField:
+    """Who plays ``seat``: a person who joins, a built-in strategy, or a validated bot."""
+    builtin = [(f"strategy:{name}", label) for name, label in STRATEGY_NAMES.items()]
+    ranked = [
+        (f"version:{v.pk}", f"{v.bot.name} v{v.number} ({v.ordinal:.1f})")
+        for v in versions
+        if not v.bot.name.startswith("builtin-")
+    ]
+    choices: list[tuple[Any, Any]] = [(PERSON, _("A person (an open seat)"))]
+    choices.append((_("Built-in bots"), builtin))
+    if ranked:
+        choices.append((_("Bots on the ladder"), ranked))
+    return forms.ChoiceField(
+        label=_("Seat %(seat)s") % {"seat": seat + 1},
+        choices=choices,
+        initial=f"strategy:{DEFAULT_OPPONENTS[seat - 1]}",
+        required=False,
+    )
+
+
+class TableForm(RulesForm):
+    """A new table: its size, who sits where, every rule option, and the clock."""
+
+    error_fields: ClassVar[dict[str, str]] = {"invalid_rules": "seats"}
+    switches = (
+        "penny_jar",
+        "action_cards",
+        "hand_six",
+        "two_actions",
+        "no_rechallenge_after_loss",
+        "improve_set",
+        "second_set_challenge",
+    )
+
+    seats = forms.TypedChoiceField(
+        label=_("Players at the table, you included"),
+        choices=[(n, str(n)) for n in range(2, MOST_SEATS + 1)],
+        coerce=int,
+        initial=4,
+        help_text=_("With 2 or 3 players, sets are drafted from piles (2021 and German rules)."),
+    )
+    hand_six = forms.BooleanField(label=_("Six cards in hand"), required=False)
+    two_actions = forms.BooleanField(label=_("Two actions per turn"), required=False)
+    no_rechallenge_after_loss = forms.BooleanField(
+        label=_("A player who lost a challenge may not challenge back at once"),
+        required=False,
+        initial=True,
+    )
+    improve_set = forms.BooleanField(label=_("Improve your top set"), required=False)
+    second_set_challenge = forms.BooleanField(
+        label=_("Challenge the second set from the top"), required=False
+    )
+    decision_seconds = forms.IntegerField(
+        label=_("Seconds per decision"),
+        min_value=5,
+        max_value=3600,
+        required=False,
+        help_text=_("Empty: untimed. When time runs out, the safest move is played for you."),
+    )
+
+    def __init__(self, *args: Any, versions: list[BotVersion], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for seat in range(1, MOST_SEATS):
+            self.fields[f"opponent_{seat}"] = opponent_field(seat, versions)
+        order = ["seats", *(f"opponent_{n}" for n in range(1, MOST_SEATS)), "preset"]
+        self.order_fields(order)
+
+    def opponents(self) -> list[BotChoice]:
+        """The bot seats chosen, for the seats the table has (seat 0 is yours)."""
+        chosen = []
+        for seat in range(1, self.cleaned_data["seats"]):
+            kind, _sep, name = (self.cleaned_data.get(f"opponent_{seat}") or PERSON).partition(":")
+            if kind == "strategy":
+                chosen.append(BotChoice(seat, strategy=name))
+            elif kind == "version":
+                chosen.append(BotChoice(seat, version=int(name)))
+        return chosen
+
+    def refuse_seat(self, error: DomainError) -> None:
+        """A refusal about one bot seat beside its field; any other as ``refuse`` does."""
+        seat = error.details.get("seat")
+        field = f"opponent_{seat}"
+        if isinstance(seat, int) and field in self.fields:
+            self.add_error(field, error.message)
+        else:
+            self.refuse(error)
+
+
+def _user(request: HttpRequest) -> User | None:
+    user = request.user
+    return user if isinstance(user, User) else None
+
+
+def lobby(request: HttpRequest) -> HttpResponse:
+    """Open a table (signed in), or join one; your tables in play."""
+    user = _user(request)
+    if request.method == "POST" and user is None:
+        return redirect_to_login(request.get_full_path())
+    form = TableForm(request.POST or None, versions=_versions())
+    if user is not None and request.method == "POST" and form.is_valid():
+        rules = form.rules(seats=form.cleaned_data["seats"])
+        if rules is not None:
+            try:
+                game = game_services.game_create(
+                    by=user,
+                    rules=rules,
+                    bots=form.opponents(),
+                    auto_start=True,
+                    decision_seconds=form.cleaned_data["decision_seconds"],
+                )
+            except DomainError as error:
+                form.refuse_seat(error)
+            else:
+                return redirect(game_path(game.pk))
+    context = {"form": form, **_tables(user)}
+    return render(request, "bots/play.html", context, status=400 if form.errors else 200)
+
+
+def _versions() -> list[BotVersion]:
+    return list(selectors.seatable_versions().order_by("bot__name", "-number"))
+
+
+def _tables(user: User | None) -> dict[str, list[Game]]:
+    """Open tables anyone may join, and the signed-in person's tables not ended."""
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
+    digital = Game.objects.filter(mode=Game.Mode.DIGITAL).prefetch_related(seats)
+    waiting = digital.filter(status=Game.Status.OPEN, seats__user__isnull=True).distinct()
+    mine: list[Game] = []
+    if user is not None:
+        playing = Q(status__in=(Game.Status.OPEN, Game.Status.ACTIVE), seats__user=user)
+        mine = list(digital.filter(playing).order_by("-created_at")[:OPEN_TABLES_SHOWN])
+        waiting = waiting.exclude(seats__user=user)
+    return {"waiting": list(waiting.order_by("-created_at")[:OPEN_TABLES_SHOWN]), "mine": mine}
+
+
+@require_POST
+def join(request: HttpRequest, pk: int) -> HttpResponse:
+    """Take the lowest free seat at an open table, then go to its page."""
+    user = _user(request)
+    if user is None:
+        return redirect_to_login(request.get_full_path())
+    game = get_object_or_404(Game, pk=pk, mode=Game.Mode.DIGITAL)
+    try:
+        game_services.game_join(game=game, user=user)
+    except DomainError as error:
+        context = {
+            "form": TableForm(versions=_versions()),
+            "join_error": error.message,
+            **_tables(user),
+        }
+        return render(request, "bots/play.html", context, status=error.http_status)
+    return redirect(game_path(game.pk))
+
+
+def game_path(game_id: int) -> str:
+    """A game's page (games.web)."""
+    return f"/games/{game_id}/"
