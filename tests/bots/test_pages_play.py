@@ -99,10 +99,9 @@ def test_every_rule_option_typed_reaches_the_table(client: Client, alice: User) 
         3,
     )
     assert rules.tie_policy == "shared_win"
-    advanced = rules.advanced
-    assert advanced.penny_jar and advanced.action_cards and advanced.hand_six
-    assert advanced.two_actions and advanced.improve_set and advanced.second_set_challenge
-    assert not advanced.no_rechallenge_after_loss
+    switches = ("penny_jar", "action_cards", "hand_six", "two_actions", "improve_set")
+    assert all(getattr(rules.advanced, name) for name in (*switches, "second_set_challenge"))
+    assert not rules.advanced.no_rechallenge_after_loss
     assert game.decision_seconds == 45
     assert game.bot_seats == [1]  # seats past the table's size are left out
 
