@@ -46,10 +46,11 @@ def bot_named(name: str) -> Bot | None:
 
 
 def bot_filter(value: str) -> Q:
-    """Which bot ``value`` names: the one with that name (any case), or, for a number,
-    also the one with that id (a name may be all digits, so a number matches either)."""
+    """Which bot ``value`` names: a number is an id, anything else a name (any letter
+    case). One reading each, so a value never names two bots (a bot whose name is all
+    digits is found by its id)."""
     if value.isdigit():
-        return Q(pk=int(value)) | Q(name__iexact=value)
+        return Q(pk=int(value))
     return Q(name__iexact=value)
 
 
@@ -109,7 +110,8 @@ def rating_history(bot: Bot, limit: int) -> list[RatingPoint]:
 
 def bots_owned(user: User) -> list[Bot]:
     """A user's own bots, by name, with their versions (two queries)."""
-    return list(Bot.objects.filter(owner=user).prefetch_related("versions").order_by("name"))
+    bots = Bot.objects.filter(owner=user).select_related("owner").prefetch_related("versions")
+    return list(bots.order_by("name"))
 
 
 def bots_all() -> QuerySet[Bot]:

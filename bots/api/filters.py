@@ -13,7 +13,9 @@ class MatchFilter(filters.FilterSet):
     bot = filters.CharFilter(
         method="filter_bot",
         max_length=40,
-        label="Matches a version of this bot played: its id or its name (any letter case)",
+        label=(
+            "Matches a version of this bot played: its id (a number) or its name (any letter case)"
+        ),
     )
 
     class Meta:
