@@ -474,3 +474,16 @@ def test_the_bot_list_takes_the_same_queries_however_many_bots(
         response = client.get("/bots/")
 
     assert "more-4" in text(response.content)
+
+
+def test_the_versions_follow_a_validation_by_themselves_and_stop_once_it_ends(
+    alice: User, webhook_bot: Bot
+) -> None:
+    client = signed_in(alice)
+    assert 'hx-trigger="every 3s"' not in client.get("/bots/alices-bot/").content.decode()
+
+    services.version_create(bot=webhook_bot, by=alice, url=URL, secret=SECRET)
+    refused = client.post("/bots/alices-bot/versions/", {"url": URL, "secret": "short"})
+
+    for html in (client.get("/bots/alices-bot/").content.decode(), refused.content.decode()):
+        assert 'id="versions" hx-get="/bots/alices-bot/" hx-trigger="every 3s"' in html
