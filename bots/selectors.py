@@ -1,13 +1,17 @@
-"""Reads shared by the API and the pages: the ladder's leaderboard, seatable versions."""
+"""Reads shared by the API and the pages: the ladder's leaderboard, seatable versions,
+a bot, its versions, matches, strikes and rating history."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
+from accounts.models import User
 from bots import ratings
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion, Match, MatchEntry, RatingChange, Strike
 
 
 def leaderboard() -> list[dict[str, Any]]:
@@ -38,3 +42,85 @@ def seatable_versions() -> QuerySet[BotVersion]:
     return BotVersion.objects.filter(
         status=BotVersion.Status.READY, bot__is_active=True
     ).select_related("bot__user")
+
+
+# --- a bot's page and its API reads ---------------------------------------------------------
+
+
+def bot_named(name: str) -> Bot | None:
+    """The bot called ``name`` (names are unique in any letter case), with its owner."""
+    return Bot.objects.select_related("owner", "user").filter(name__iexact=name).first()
+
+
+def bot_filter(value: str) -> Q:
+    """Which bot ``value`` names: a number is an id, anything else a name (any letter
+    case). One reading each, so a value never names two bots (a bot whose name is all
+    digits is found by its id)."""
+    if value.isdigit():
+        return Q(pk=int(value))
+    return Q(name__iexact=value)
+
+
+def matches_of(bots: Q) -> QuerySet[Match]:
+    """The matches in which a version of the bots ``bots`` selects sat: one row each,
+    however many of its versions sat there."""
+    entries = MatchEntry.objects.filter(version__bot__in=Bot.objects.filter(bots))
+    return Match.objects.filter(pk__in=entries.values("match_id"))
+
+
+def match_rows(matches: QuerySet[Match]) -> QuerySet[Match]:
+    """Matches with everything a match's row shows: entries with their bots, the games,
+    the rating changes (four queries, however many matches)."""
+    return matches.prefetch_related(
+        "entries__version__bot",
+        "match_games",
+        Prefetch("rating_changes", queryset=RatingChange.objects.select_related("version__bot")),
+    )
+
+
+def bot_versions(bot: Bot) -> list[BotVersion]:
+    """Every version of a bot, newest first."""
+    return list(bot.versions.order_by("-number"))
+
+
+def bot_strikes(bot: Bot, limit: int) -> list[Strike]:
+    """A bot's latest strikes (newest first), each with its version and its seat's game."""
+    rows = Strike.objects.filter(control__version__bot=bot).select_related(
+        "control__seat", "control__version"
+    )
+    return list(rows.order_by("-created_at", "-pk")[:limit])
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A version's conservative rating (mu - 3 sigma) after one rated match."""
+
+    match_id: int
+    version: int  # its number
+    ordinal: float
+    at: datetime
+
+
+def rating_history(bot: Bot, limit: int) -> list[RatingPoint]:
+    """The bot's versions' ratings after each of its latest ``limit`` rated matches,
+    oldest first."""
+    changes = (
+        RatingChange.objects.filter(version__bot=bot)
+        .select_related("version")
+        .order_by("-created_at", "-match_id")[:limit]
+    )
+    return [
+        RatingPoint(c.match_id, c.version.number, c.mu_after - 3 * c.sigma_after, c.created_at)
+        for c in reversed(changes)
+    ]
+
+
+def bots_owned(user: User) -> list[Bot]:
+    """A user's own bots, by name, with their versions (two queries)."""
+    bots = Bot.objects.filter(owner=user).select_related("owner").prefetch_related("versions")
+    return list(bots.order_by("name"))
+
+
+def bots_all() -> QuerySet[Bot]:
+    """Every bot, by name, with its owner and versions (for a page of them)."""
+    return Bot.objects.select_related("owner").prefetch_related("versions").order_by("name")

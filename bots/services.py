@@ -42,6 +42,7 @@ from games.models import Game, Seat
 PLATFORM_USERNAME = "platform"
 MAX_STRIKES = 3
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{1,39}$")
+RESERVED_NAMES = frozenset({"new"})  # /bots/new/ registers a bot: no bot's page can be there
 
 
 def platform_user() -> User:
@@ -61,10 +62,11 @@ def platform_user() -> User:
 @transaction.atomic
 def bot_create(*, owner: User, name: str, kind: str, description: str = "") -> Bot:
     """Register a bot; it gets its own bot user account to play as."""
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.match(name) or name.lower() in RESERVED_NAMES:
         raise DomainError(
             "invalid_bot_name",
-            "A bot name is 2-40 letters, digits, '-' or '_', starting with a letter or digit.",
+            "A bot name is 2-40 letters, digits, '-' or '_', starting with a letter or digit, "
+            "and not 'new'.",
             {"name": name},
         )
     if kind not in Bot.Kind.values:

@@ -135,10 +135,22 @@ class LeaderboardRowSerializer(serializers.Serializer[Any]):
 class StrikeSerializer(serializers.ModelSerializer[Strike]):
     seat = serializers.IntegerField(source="control.seat.number")
     game = serializers.IntegerField(source="control.seat.game_id")
+    version_number = serializers.IntegerField(
+        source="control.version.number", help_text="The bot version that was struck"
+    )
 
     class Meta:
         model = Strike
-        fields = ("game", "seat", "game_version", "reason", "detail", "elapsed_ms", "created_at")
+        fields = (
+            "game",
+            "seat",
+            "version_number",
+            "game_version",
+            "reason",
+            "detail",
+            "elapsed_ms",
+            "created_at",
+        )
         read_only_fields = fields
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from bots import selectors, services
+from bots.api.filters import MatchFilter
 from bots.api.serializers import (
     BotCreateInputSerializer,
     BotSerializer,
@@ -24,7 +25,7 @@ from bots.api.serializers import (
     VersionCreateInputSerializer,
     VersionSerializer,
 )
-from bots.models import Bot, BotVersion, Match, RatingChange, Strike
+from bots.models import Bot, BotVersion, Match
 from cya_site.errors import DomainError
 from cya_site.viewsets import ApiViewSet
 
@@ -107,8 +108,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Bo
             raise DomainError(
                 "permission_denied", "Only the bot's owner sees its strikes.", status=403
             )
-        rows = Strike.objects.filter(control__version__bot=bot).select_related("control__seat")
-        latest = rows.order_by("-created_at")[:STRIKES_SHOWN]
+        latest = selectors.bot_strikes(bot, STRIKES_SHOWN)
         return Response(StrikeSerializer(latest, many=True).data)
 
 
@@ -131,13 +131,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[
 
     serializer_class = MatchSerializer
     permission_classes = (IsAuthenticatedOrReadOnly,)
-    filterset_fields = ("kind", "status")
+    filterset_class = MatchFilter
 
     def get_queryset(self) -> QuerySet[Match]:
-        return Match.objects.prefetch_related(
-            "entries__version__bot",
-            "match_games",
-            Prefetch(
-                "rating_changes", queryset=RatingChange.objects.select_related("version__bot")
-            ),
-        )
+        return selectors.match_rows(Match.objects.all())

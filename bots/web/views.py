@@ -1,13 +1,243 @@
-"""The bot ladder's page: the same leaderboard the API serves."""
+"""The bot pages: the ladder, the bots, a bot's page and, for its owner, the controls the
+API has (register, add a version, rotate a webhook secret, get a token, see strikes).
+
+Thin over bots.services and bots.selectors, like bots/api/views.py: the same reads, the
+same writers, the same refusals, each shown beside the field it is about.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from dataclasses import dataclass
+from typing import Any
 
-from bots import selectors
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts.models import User
+from bots import ratings, selectors, services
+from bots.models import Bot, BotVersion, Match
+from bots.web import figures
+from bots.web.forms import BotForm, TokenForm, VersionForm
+from cya_site.errors import DomainError
+
+MATCHES_SHOWN = 20
+STRIKES_SHOWN = 50
+HISTORY_SHOWN = 100  # rated matches in the chart
+BOTS_PER_PAGE = 50
+BUSY = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
+
+
+def _user(request: HttpRequest) -> User | None:
+    return request.user if isinstance(request.user, User) else None
 
 
 def ladder(request: HttpRequest) -> HttpResponse:
     """Ranked bot versions, best first, provisional ratings flagged."""
     return render(request, "bots/ladder.html", {"board": selectors.leaderboard()})
+
+
+def bot_list(request: HttpRequest) -> HttpResponse:
+    """Your own bots (signed in), then every bot, a page at a time."""
+    user = _user(request)
+    everyone = Paginator(selectors.bots_all(), BOTS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "mine": [_bot_row(bot) for bot in selectors.bots_owned(user)] if user else None,
+        "page": everyone,
+        "bots": [_bot_row(bot) for bot in everyone],
+    }
+    return render(request, "bots/bot_list.html", context)
+
+
+def _bot_row(bot: Bot) -> dict[str, Any]:
+    """A bot in a list: its name, kind, owner and newest version (prefetched)."""
+    latest = max(bot.versions.all(), key=lambda v: v.number, default=None)
+    return {"bot": bot, "kind": figures.KIND_WORDS[Bot.Kind(bot.kind)], "latest": latest}
+
+
+@login_required
+def bot_new(request: HttpRequest) -> HttpResponse:
+    """Register a bot (``bots.services.bot_create``); then add its first version."""
+    user = _user(request)
+    assert user is not None  # login_required
+    form = BotForm(request.POST or None, staff=user.is_staff)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot = services.bot_create(owner=user, **form.cleaned_data)
+        except DomainError as error:
+            form.refuse(error)
+        else:
+            return redirect("bot", name=bot.name)
+    return render(request, "bots/bot_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _bot(name: str) -> Bot:
+    bot = selectors.bot_named(name)
+    if bot is None:
+        raise Http404
+    return bot
+
+
+def bot_detail(request: HttpRequest, name: str) -> HttpResponse:
+    """A bot: its versions and their validation, recent matches, rating history and, for
+    its owner, strikes and the controls."""
+    bot = _bot(name)
+    if bot.name != name:  # one address per bot: its name as registered
+        return redirect("bot", name=bot.name, permanent=True)
+    return _page(request, bot)
+
+
+@require_POST
+@login_required
+def version_new(request: HttpRequest, name: str) -> HttpResponse:
+    """Add a version (``bots.services.version_create``): a webhook's new URL or secret is a
+    new version, so rotating the secret posts here too (the ``rotate`` form)."""
+    bot = _bot(name)
+    prefix = "rotate" if request.POST.get("form") == "rotate" else None
+    form = VersionForm(request.POST, kind=bot.kind, prefix=prefix)
+    if form.is_valid():
+        try:
+            version = services.version_create(bot=bot, by=_signed_in(request), **form.cleaned_data)
+        except DomainError as error:
+            _forbidden(error)
+            form.refuse(error)
+        else:
+            return redirect(f"{reverse('bot', kwargs={'name': bot.name})}#version-{version.number}")
+    forms = {"rotate_form" if prefix else "version_form": form}
+    return _page(request, bot, status=400, **forms)
+
+
+@require_POST
+@login_required
+def token_new(request: HttpRequest, name: str) -> HttpResponse:
+    """A token for an API-client bot (``bots.services.bot_token_create``), shown once: on
+    this answer and never again, so the page is rendered here rather than redirected."""
+    bot = _bot(name)
+    form = TokenForm(request.POST)
+    if form.is_valid():
+        try:
+            token, key = services.bot_token_create(
+                bot=bot, by=_signed_in(request), name=form.cleaned_data["name"]
+            )
+        except DomainError as error:
+            _forbidden(error)
+            form.refuse(error)
+        else:
+            return _page(request, bot, status=201, token=token, key=key)
+    return _page(request, bot, status=400, token_form=form)
+
+
+def _signed_in(request: HttpRequest) -> User:
+    user = _user(request)
+    if user is None:
+        raise PermissionDenied
+    return user
+
+
+def _forbidden(error: DomainError) -> None:
+    """A refusal of who is asking, not of what was typed: the 403 page."""
+    if error.http_status == 403:
+        raise PermissionDenied(error.message)
+
+
+@dataclass(frozen=True)
+class _Access:
+    """What the signed-in user may see and do on a bot's page: what the services let them."""
+
+    owner: bool  # tokens are the owner's alone (services.bot_token_create)
+    manages: bool  # owner or staff: versions, webhook URLs, logs, strikes
+
+
+def _access(request: HttpRequest, bot: Bot) -> _Access:
+    user = _user(request)
+    owner = user is not None and user.pk == bot.owner_id
+    return _Access(owner, owner or (user is not None and user.is_staff))
+
+
+def _page(request: HttpRequest, bot: Bot, *, status: int = 200, **extra: Any) -> HttpResponse:
+    """A bot's page, with any form that was just refused (its reasons beside its fields)."""
+    access = _access(request, bot)
+    versions = selectors.bot_versions(bot)
+    context: dict[str, Any] = {
+        "bot": bot,
+        "kind": figures.KIND_WORDS[Bot.Kind(bot.kind)],
+        "access": access,
+        "versions": [_version_row(v) for v in versions],
+        "busy": any(v.status in BUSY for v in versions),
+        "matches": _match_rows(bot),
+        "figure": figures.rating_figure(selectors.rating_history(bot, HISTORY_SHOWN)),
+        "history_shown": HISTORY_SHOWN,
+    }
+    if access.manages:
+        context["strikes"] = [
+            {"strike": s, "replay": figures.replay_path(s.control.seat.game_id)}
+            for s in selectors.bot_strikes(bot, STRIKES_SHOWN)
+        ]
+        context["strikes_shown"] = STRIKES_SHOWN
+        context["version_form"] = extra.pop("version_form", None) or _version_form(bot, versions)
+        if bot.kind == Bot.Kind.WEBHOOK and versions:
+            context["rotate_form"] = extra.pop("rotate_form", None) or _rotate_form(versions[0])
+    if access.owner and bot.kind == Bot.Kind.API_CLIENT:
+        context["token_form"] = extra.pop("token_form", None) or TokenForm()
+    context.update(extra)
+    return render(request, "bots/bot.html", context, status=status)
+
+
+def _version_form(bot: Bot, versions: list[BotVersion]) -> VersionForm:
+    """A fresh version form: a webhook's URL as the newest version has it, and a strong
+    random secret offered (the owner may type their own)."""
+    initial = {"url": versions[0].url if versions else "", "secret": services.webhook_secret()}
+    return VersionForm(kind=bot.kind, initial=initial)
+
+
+def _rotate_form(newest: BotVersion) -> VersionForm:
+    """Rotating the secret: the same URL, a new random secret, as a new version."""
+    initial = {"url": newest.url, "secret": services.webhook_secret(), "tag": newest.tag}
+    return VersionForm(kind=newest.bot.kind, prefix="rotate", initial=initial)
+
+
+def _version_row(version: BotVersion) -> dict[str, Any]:
+    return {
+        "version": version,
+        "provisional": ratings.provisional(version.sigma, version.games_played),
+    }
+
+
+def _match_rows(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's latest matches, newest first: where it placed, against whom, how its
+    rating moved, and each game's replay."""
+    played = selectors.matches_of(Q(pk=bot.pk))
+    matches = selectors.match_rows(played).order_by("-created_at", "-id")[:MATCHES_SHOWN]
+    return [_match_row(bot, match) for match in matches]
+
+
+def _match_row(bot: Bot, match: Match) -> dict[str, Any]:
+    entries = list(match.entries.all())
+    mine = [e for e in entries if e.version.bot_id == bot.pk]
+    changes = [c for c in match.rating_changes.all() if c.version.bot_id == bot.pk]
+    delta = None
+    if changes:
+        change = changes[0]
+        delta = (change.mu_after - 3 * change.sigma_after) - (
+            change.mu_before - 3 * change.sigma_before
+        )
+    return {
+        "match": match,
+        "kind": figures.MATCH_KIND_WORDS[Match.Kind(match.kind)],
+        "status": figures.MATCH_STATUS_WORDS[Match.Status(match.status)],
+        "mine": mine,
+        "opponents": sorted(
+            (e for e in entries if e.version.bot_id != bot.pk),
+            key=lambda e: (e.place or len(entries) + 1, e.position),
+        ),
+        "delta": delta,
+        "games": [
+            (n, figures.replay_path(mg.game_id))
+            for n, mg in enumerate(match.match_games.all(), start=1)
+        ],
+    }

@@ -324,6 +324,7 @@ def test_a_bots_strikes_say_where_and_why_to_its_owner(
         {
             "game": struck.seat.game_id,
             "seat": struck.seat.number,
+            "version_number": struck.version.number,
             "game_version": 0,
             "reason": "timeout",
             "detail": "no answer within 16000 ms",
@@ -436,6 +437,26 @@ def test_matches_are_listed_and_filtered_by_kind_and_status(as_: Caller, db: Non
     assert [row["id"] for row in rows] == [ladder_match.pk]
     finished = client.get("/api/v1/matches/", {"status": "finished"}).json()
     assert (finished["results"] if isinstance(finished, dict) else finished) == []
+
+
+def test_matches_are_filtered_by_a_bot_by_its_id_or_its_name(
+    as_: Caller, alice: User, webhook_bot: Bot
+) -> None:
+    shark, greedy, random_ = builtin_versions()
+    mine = webhook_bot.versions.get()
+    with_mine = services.match_create(versions=[mine, shark, greedy], duplicate=False)
+    services.match_create(versions=[shark, greedy, random_], duplicate=False)
+    client = as_(None)
+
+    for value in (str(webhook_bot.pk), "alices-bot", "ALICES-BOT"):
+        listing = client.get("/api/v1/matches/", {"bot": value}).json()
+        assert [row["id"] for row in listing["results"]] == [with_mine.pk], value
+    shark_played = client.get("/api/v1/matches/", {"bot": shark.bot.name}).json()
+    assert shark_played["count"] == 2
+    nobody = client.get("/api/v1/matches/", {"bot": "no-such-bot"}).json()
+    assert nobody["results"] == []
+    assert_error(client.get("/api/v1/matches/", {"bot": ""}), 400, "invalid")
+    assert_error(client.get("/api/v1/matches/", {"bot": "x" * 41}), 400, "invalid")
 
 
 def test_a_missing_bot_or_match_is_not_found(as_: Caller, alice: User) -> None:

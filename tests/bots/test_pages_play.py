@@ -106,9 +106,7 @@ def test_every_rule_option_typed_reaches_the_table(client: Client, alice: User) 
     assert game.bot_seats == [1]  # seats past the table's size are left out
 
 
-def test_a_seat_left_to_a_person_makes_a_table_others_can_join(
-    client: Client, alice: User
-) -> None:
+def test_a_seat_left_to_a_person_makes_a_table_others_can_join(client: Client, alice: User) -> None:
     client.post("/play/", {**DEFAULTS, "seats": "3", "opponent_2": "person"})
     game = Game.objects.get()
     assert game.status == Game.Status.OPEN
@@ -147,9 +145,7 @@ def test_a_bad_rule_or_seat_choice_is_shown_beside_its_field_with_the_input_kept
     assert not Game.objects.exists()
 
 
-def test_rules_the_engine_refuses_are_shown_beside_the_option(
-    client: Client, alice: User
-) -> None:
+def test_rules_the_engine_refuses_are_shown_beside_the_option(client: Client, alice: User) -> None:
     response = client.post("/play/", {**DEFAULTS, "preset": "2011", "penny_jar": "on"})
 
     assert response.status_code == 400

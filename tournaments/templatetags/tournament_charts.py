@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from django import template
 
+from cya_site import charts
 from tournaments.tables import Sheet
-from tournaments.web import charts, figures
+from tournaments.web import figures
 
 register = template.Library()
 

@@ -1,5 +1,5 @@
 """The club's charts in words: a table's running tallies and a player's season, drawn by
-``tournaments.web.charts`` from the read models, every label translated and every amount
+``cya_site.charts`` from the read models, every label translated and every amount
 written as the page's language writes dollars."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from cya_site import charts
 from cya_site.templatetags.pages import format_dollars
 from tournaments.selectors import PlayedGame
 from tournaments.tables import Sheet
-from tournaments.web import charts
 
 
 def _safe(figure: charts.Figure) -> charts.Figure:

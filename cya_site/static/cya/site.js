@@ -22,3 +22,22 @@ window.cyaQuiet = function (region) {
   }
   return !region.querySelector("details[open]");
 };
+
+// [data-copy="#field"] copies that field's text (a token shown once) and says so on the
+// button ([data-copied]); without JavaScript the field is still there to select and copy.
+document.addEventListener("click", function (event) {
+  var button = event.target.closest("[data-copy]");
+  var field = button && document.querySelector(button.getAttribute("data-copy"));
+  if (!field) {
+    return;
+  }
+  field.select();
+  var done = function () {
+    button.textContent = button.getAttribute("data-copied") || button.textContent;
+  };
+  if (navigator.clipboard) {
+    navigator.clipboard.writeText(field.value).then(done, function () {});
+  } else if (document.execCommand("copy")) {
+    done();
+  }
+});

@@ -1,4 +1,4 @@
-"""Charts as server-rendered SVG (tournaments.web.charts): pure functions, no database.
+"""Charts as server-rendered SVG (cya_site.charts): pure functions, no database.
 
 Every chart must parse as XML, carry a name and a description for screen readers, draw
 one path per series whose styles differ in colour, dash and marker, and put each value
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from tournaments.web import charts
+from cya_site import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 WORDS = charts.Words("Running tallies", "After 2 rounds: Alice $600,000.", "Round", "Tally")
@@ -214,3 +214,44 @@ def test_a_season_where_every_night_counts_has_no_uncounted_key() -> None:
     )
 
     assert [k.label for k in figure.legend] == ["Bars", "Line"]
+
+
+@pytest.mark.parametrize(
+    ("top", "low", "expected"),
+    [
+        (10, -3, [-5, 0, 5, 10]),
+        (2.5, -2.5, [-4, -2, 0, 2, 4]),
+        (20, 4, [0, 5, 10, 15, 20]),  # a positive low still starts at 0
+    ],
+)
+def test_ticks_reach_below_zero_for_negative_values(
+    top: float, low: float, expected: list[float]
+) -> None:
+    assert charts.ticks(top, low=low) == expected
+
+
+def test_negative_values_sit_below_the_zero_line_inside_the_plot() -> None:
+    figure = charts.line_chart("r", [("v1", [-4.0, 0.0, 6.0])], ["1", "2", "3"], WORDS, fmt=str)
+    root = parse(figure)
+    (line,) = lines(root)
+    ys = [y for _, y in points(line)]
+
+    assert ys[0] > gridline_y(root, "0.0") > ys[2]
+    assert ys[1] == pytest.approx(gridline_y(root, "0.0"), abs=0.1)
+    assert all(charts.TOP <= y <= charts.HEIGHT - charts.BOTTOM for y in ys)
+
+
+def test_a_series_with_gaps_draws_only_its_values_and_starts_again_after_a_gap() -> None:
+    figure = charts.line_chart(
+        "g",
+        [("v1", [1.0, 2.0, None, None]), ("v2", [None, None, 3.0, 4.0])],
+        ["1", "2", "3", "4"],
+        WORDS,
+        fmt=str,
+    )
+    first, second = lines(parse(figure))
+
+    assert first.get("d", "").count("M") == 1
+    assert len(points(first)) == 2
+    assert len(points(second)) == 2
+    assert points(second)[0][0] > points(first)[1][0]  # v2 begins where v1 left off

@@ -75,15 +75,18 @@ class Words:
     y_axis: str
 
 
-def ticks(top: float, floor: float = 1.0) -> list[float]:
-    """Round values from 0 to at least ``top`` (at least ``floor``), four or so steps of
-    1, 2, 2.5 or 5 times a power of ten."""
+def ticks(top: float, floor: float = 1.0, low: float = 0.0) -> list[float]:
+    """Round values from 0 (or below it, down to ``low`` when that is negative) to at
+    least ``top`` (at least ``floor``), four or so steps of 1, 2, 2.5 or 5 times a power
+    of ten. Tallies and points never go below 0; a rating (mu - 3 sigma) may."""
     top = max(top, floor, 1e-9)
-    raw = top / 4
+    low = min(low, 0.0)
+    raw = (top - low) / 4
     power = 10.0 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw * (1 - 1e-9))
+    first = math.floor(low / step + 1e-9)
     count = math.ceil(top / step - 1e-9)
-    return [round(i * step, 10) for i in range(count + 1)]
+    return [round(i * step, 10) + 0.0 for i in range(first, count + 1)]
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class _Frame:
     top: float
     bottom: float
     count: int
+    y_low: float
     y_top: float
     banded: bool  # bars sit in bands; points of a line chart run edge to edge
 
@@ -107,7 +111,8 @@ class _Frame:
         return self.left + width * index / (self.count - 1)
 
     def y(self, value: float) -> float:
-        return self.bottom - (self.bottom - self.top) * value / self.y_top
+        share = (value - self.y_low) / (self.y_top - self.y_low)
+        return self.bottom - (self.bottom - self.top) * share
 
     @property
     def band(self) -> float:
@@ -117,10 +122,12 @@ class _Frame:
 def _frame(
     count: int, values: Sequence[float], fmt: Callable[[float], str], banded: bool, floor: float
 ) -> tuple[_Frame, list[float]]:
-    steps = ticks(max(values, default=0.0), floor)
+    steps = ticks(max(values, default=0.0), floor, min(values, default=0.0))
     widest = max(len(fmt(v)) for v in steps)
     left = 12 + widest * CHAR
-    frame = _Frame(left, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM, max(count, 1), steps[-1], banded)
+    frame = _Frame(
+        left, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM, max(count, 1), steps[0], steps[-1], banded
+    )
     return frame, steps
 
 
@@ -192,12 +199,22 @@ def _stroke(s: Style, width: float = 2.5) -> str:
     )
 
 
-def _line(frame: _Frame, values: Sequence[float], s: Style, name: str) -> str:
-    """One series: exactly one path, and a marker at each value."""
-    points = [(frame.x(i), frame.y(v)) for i, v in enumerate(values)]
-    d = " ".join(f"{'M' if i == 0 else 'L'}{_n(x)} {_n(y)}" for i, (x, y) in enumerate(points))
-    markers = "".join(_marker(s.marker, x, y, s.colour) for x, y in points)
-    return f'<g class="series" data-name="{escape(name)}"><path d="{d}" {_stroke(s)}/>{markers}</g>'
+def _line(frame: _Frame, values: Sequence[float | None], s: Style, name: str) -> str:
+    """One series: exactly one path, and a marker at each value; a None is a gap (the
+    series has no value there), and the line starts again after it."""
+    d, markers, pen = [], [], "M"
+    for index, value in enumerate(values):
+        if value is None:
+            pen = "M"
+            continue
+        x, y = frame.x(index), frame.y(value)
+        d.append(f"{pen}{_n(x)} {_n(y)}")
+        markers.append(_marker(s.marker, x, y, s.colour))
+        pen = "L"
+    return (
+        f'<g class="series" data-name="{escape(name)}"><path d="{" ".join(d)}" {_stroke(s)}/>'
+        f"{''.join(markers)}</g>"
+    )
 
 
 def swatch(s: Style, bar: str = "") -> str:
@@ -228,7 +245,7 @@ def _svg(chart_id: str, words: Words, body: Sequence[str]) -> str:
 
 def line_chart(
     chart_id: str,
-    series: Sequence[tuple[str, Sequence[float]]],
+    series: Sequence[tuple[str, Sequence[float | None]]],
     x_labels: Sequence[str],
     words: Words,
     *,
@@ -238,8 +255,10 @@ def line_chart(
     floor: float = 1.0,
 ) -> Figure:
     """One line per named series over the categories ``x_labels`` (values align with
-    them), with a dashed reference line at ``target`` when given."""
-    values = [v for _, vs in series for v in vs] + ([target] if target is not None else [])
+    them; None where a series has none), with a dashed reference line at ``target`` when
+    given. The scale starts at 0, or below it for negative values."""
+    values = [v for _, vs in series for v in vs if v is not None]
+    values += [target] if target is not None else []
     frame, steps = _frame(len(x_labels), values, fmt, banded=False, floor=floor)
     body = _axes(frame, steps, x_labels, words, fmt)
     if target is not None:
