@@ -28,6 +28,7 @@ from games.seating import BotChoice
 from games.web.rules import RulesForm
 
 PERSON = "person"
+ME = "me"
 MOST_SEATS = 6
 # what each bot seat holds unless changed: a newcomer picks a table size and starts
 DEFAULT_OPPONENTS = ("greedy", "shark", "random", "greedy", "shark")
@@ -40,21 +41,23 @@ OPEN_TABLES_SHOWN = 30
 
 
 def opponent_field(seat: int, versions: list[BotVersion]) -> forms.ChoiceField:
-    """Who plays ``seat``: a person who joins, a built-in strategy, or a validated bot."""
+    """Who plays ``seat``: a person who joins (seat 1: you), a built-in strategy, or a
+    validated bot."""
     builtin = [(f"strategy:{name}", label) for name, label in STRATEGY_NAMES.items()]
     ranked = [
         (f"version:{v.pk}", f"{v.bot.name} v{v.number} ({v.ordinal:.1f})")
         for v in versions
         if not v.bot.name.startswith("builtin-")
     ]
-    choices: list[tuple[Any, Any]] = [(PERSON, _("A person (an open seat)"))]
+    first = (ME, _("You")) if seat == 0 else (PERSON, _("A person (an open seat)"))
+    choices: list[tuple[Any, Any]] = [first]
     choices.append((_("Built-in bots"), builtin))
     if ranked:
         choices.append((_("Bots on the ladder"), ranked))
     return forms.ChoiceField(
         label=_("Seat %(seat)s") % {"seat": seat + 1},
         choices=choices,
-        initial=f"strategy:{DEFAULT_OPPONENTS[seat - 1]}",
+        initial=ME if seat == 0 else f"strategy:{DEFAULT_OPPONENTS[seat - 1]}",
         required=False,
     )
 
@@ -101,16 +104,21 @@ class TableForm(RulesForm):
 
     def __init__(self, *args: Any, versions: list[BotVersion], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for seat in range(1, MOST_SEATS):
+        for seat in range(MOST_SEATS):
             self.fields[f"opponent_{seat}"] = opponent_field(seat, versions)
-        order = ["seats", *(f"opponent_{n}" for n in range(1, MOST_SEATS)), "preset"]
+        order = ["seats", *(f"opponent_{n}" for n in range(MOST_SEATS)), "preset"]
         self.order_fields(order)
 
+    def takes_seat(self) -> bool:
+        """Whether you sit at the table (seat 1), or watch bots play it."""
+        return (self.cleaned_data.get("opponent_0") or ME) == ME
+
     def opponents(self) -> list[BotChoice]:
-        """The bot seats chosen, for the seats the table has (seat 0 is yours)."""
+        """The bot seats chosen, for the seats the table has."""
         chosen = []
-        for seat in range(1, self.cleaned_data["seats"]):
-            kind, _sep, name = (self.cleaned_data.get(f"opponent_{seat}") or PERSON).partition(":")
+        for seat in range(self.cleaned_data["seats"]):
+            given = self.cleaned_data.get(f"opponent_{seat}") or PERSON
+            kind, _sep, name = given.partition(":")
             if kind == "strategy":
                 chosen.append(BotChoice(seat, strategy=name))
             elif kind == "version":
@@ -145,6 +153,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                 game = game_services.game_create(
                     by=user,
                     rules=rules,
+                    take_seat=form.takes_seat(),
                     bots=form.opponents(),
                     auto_start=True,
                     decision_seconds=form.cleaned_data["decision_seconds"],

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.django_db
 
 DEFAULTS = {
     "seats": "4",
+    "opponent_0": "me",
     "opponent_1": "strategy:greedy",
     "opponent_2": "strategy:shark",
     "opponent_3": "strategy:random",
@@ -46,6 +47,7 @@ def test_a_visitor_sees_the_lobby_and_is_asked_to_sign_in_to_play(client: Client
     assert response.status_code == 200
     page = text(response.content)
     assert "Sign in or register to play." in page
+    assert "/register/?next=/play/" in response.content.decode()
     assert "Greedy (built-in: the best move now)" in page
     assert transfer_size(client, "/play/") < BUDGET
 
@@ -181,3 +183,12 @@ def test_the_lobby_lists_your_tables_and_costs_few_queries(
     for game in Game.objects.all():
         assert f"Game {game.pk}" in page
     assert "builtin-shark bot" in page
+
+
+def test_a_person_may_open_a_table_of_bots_only_to_watch(client: Client, alice: User) -> None:
+    response = client.post("/play/", {**DEFAULTS, "seats": "3", "opponent_0": "strategy:shark"})
+
+    game = Game.objects.get()
+    assert response["Location"] == f"/games/{game.pk}/"
+    assert (game.status, game.bot_seats) == (Game.Status.ACTIVE, [0, 1, 2])
+    assert not game.seats.filter(user=alice).exists()

@@ -1,4 +1,4 @@
-// The lobby's new-table form: only the seats the table has are shown (seat 1 is yours).
+// The lobby's new-table form: only the seats the table has are shown.
 // Without this script every seat is shown, and the seats past the table's size are ignored.
 (function () {
   "use strict";
