@@ -286,6 +286,9 @@ else:
         "control_folder": str(_broker_dir / "control"),
         "processed_folder": str(_broker_dir / "processed"),
         "store_processed": False,
+        # a bot's move at a people's table waits on it: look for new tasks often (a
+        # directory listing) rather than kombu's once a second
+        "polling_interval": 0.1,
     }
     CELERY_RESULT_BACKEND = f"file://{VAR_DIR / 'results'}"
     for _folder in ("queue", "control", "processed"):

@@ -27,7 +27,7 @@ GIVE_UP_SECONDS = 300
 
 
 def register_from_the_lobby(page: Page, username: str) -> None:
-    page.get_by_role("link", name="register").click()
+    page.get_by_role("link", name="register", exact=True).click()
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Create the account").click()
