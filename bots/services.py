@@ -33,7 +33,7 @@ from bots.models import (
     Strike,
 )
 from bots.strategies import STRATEGIES
-from cya_site import dispatch, outbound, rows
+from cya_site import dispatch, metrics, outbound, rows
 from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
@@ -224,7 +224,14 @@ def match_create(
             )
             for position, version in enumerate(versions)
         )
+    _counted(match.kind, Match.Status.SCHEDULED)
     return match
+
+
+def _counted(kind: str, status: str) -> None:
+    """Count a match entering ``status`` once the change commits (at once outside a
+    transaction): a rolled-back change is no transition."""
+    transaction.on_commit(metrics.MATCH_TRANSITIONS.labels(kind, status).inc)
 
 
 LEASE_MATCH = 0x626F7473  # "bots": the first key of a match's advisory lock
@@ -308,7 +315,11 @@ def match_claim(*, match_id: int, attempt: bool = True) -> Match | None:
         [Match.Status.RUNNING, int(attempt), timezone.now(), match_id, *ENDED],
         [rows.Columns(Match, rows.quote(Match._meta.db_table))],
     )
-    return None if found is None else found[0]
+    if found is None:
+        return None
+    match: Match = found[0]
+    _counted(match.kind, Match.Status.RUNNING)
+    return match
 
 
 ENDED = (Match.Status.FINISHED, Match.Status.VOIDED)
@@ -343,6 +354,7 @@ def strike_record(
     if control.strikes >= MAX_STRIKES and control.autopilot_since is None:
         control.autopilot_since = timezone.now()
     control.save(update_fields=["strikes", "time_bank_ms", "autopilot_since"])
+    transaction.on_commit(metrics.STRIKES.labels(reason).inc)
     return control
 
 
@@ -396,6 +408,7 @@ def match_finish(*, match: Match) -> Match:
         changes = ratings.rate(standings, {e.standing.key: e.rating for e in entries})
         match.rated_at = match.finished_at
     _finish_write(match, entries, places, changes, games)
+    _counted(match.kind, Match.Status.FINISHED)
     return match
 
 
@@ -597,6 +610,7 @@ def match_void(*, match: Match, reason: str) -> Match:
     match.void_reason = reason[:200]
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "void_reason", "finished_at"])
+    _counted(match.kind, Match.Status.VOIDED)
     return match
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from bots import ladder, recovery, runner, services, tables, validation
 from bots.models import BotVersion
-from cya_site import dispatch
+from cya_site import dispatch, metrics
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
@@ -135,4 +135,7 @@ def sweep() -> int:
         dispatch.send(validate_version, (version_id,))
     for turn in turns:
         dispatch.send(play_turn, turn)
+    for kind, found in (("match", matches), ("validation", versions), ("turn", turns)):
+        if found:
+            metrics.SWEEP_RESENT.labels(kind).inc(len(found))
     return len(matches) + len(versions) + len(turns)

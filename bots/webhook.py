@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from cya_site import outbound
+from cya_site import metrics, outbound
 
 PROTOCOL_VERSION = 1
 MAX_RESPONSE_BYTES = 64 * 1024
@@ -98,6 +98,18 @@ def _headers(secret: str, body: bytes, **extra: str) -> dict[str, str]:
 
 def handshake(url: str, secret: str, timeout: float = 5.0) -> dict[str, Any]:
     """The bot's self-description; raises ``HandshakeError`` saying what went wrong."""
+    started = time.monotonic()
+    outcome = "ok"
+    try:
+        return _handshake(url, secret, timeout)
+    except HandshakeError as error:
+        outcome = error.reason
+        raise
+    finally:
+        metrics.WEBHOOK_SECONDS.labels("handshake", outcome).observe(time.monotonic() - started)
+
+
+def _handshake(url: str, secret: str, timeout: float) -> dict[str, Any]:
     headers = _headers(secret, b"")
     try:
         response = client().get(url, headers=headers, timeout=timeout)
@@ -132,6 +144,13 @@ class HandshakeError(Exception):
 
 def ask(url: str, secret: str, decision: dict[str, Any], timeout: float) -> Answer:
     """Send one decision and wait at most ``timeout`` seconds for the bot's action."""
+    answer = _ask(url, secret, decision, timeout)
+    outcome = answer.fault or "ok"
+    metrics.WEBHOOK_SECONDS.labels("decision", outcome).observe(answer.elapsed_ms / 1000)
+    return answer
+
+
+def _ask(url: str, secret: str, decision: dict[str, Any], timeout: float) -> Answer:
     payload = {"protocol_version": PROTOCOL_VERSION, "type": "decision", **decision}
     body = _dumps(payload)
     headers = _headers(secret, body, **{"X-CYA-Decision": str(decision["decision_id"])})

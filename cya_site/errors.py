@@ -1,8 +1,10 @@
-"""The one error shape of the API: ``{"code": ..., "message": ..., "details": {...}}``.
+"""The one error shape of the API: ``{"code", "message", "details", "request_id"}``.
 
 ``exception_handler`` is DRF's EXCEPTION_HANDLER and renders every error a view raises;
 the Django-level views below render 404/400/500 for ``/api/`` paths that never reach a
-DRF view. Codes are stable and documented in docs/errors.md: never rename one.
+DRF view. Codes are stable and documented in docs/errors.md: never rename one. Every
+error body, and every HTML error page, carries the request's id (cya_site.tracing), the
+one a user quotes and an operator finds the log line by.
 """
 
 import math
@@ -22,6 +24,8 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+
+from cya_site import tracing
 
 API_PREFIX = "/api/"
 
@@ -64,7 +68,12 @@ class ApiError:
 
     def body(self) -> dict[str, Any]:
         """The JSON body every API error has."""
-        return {"code": self.code, "message": self.message, "details": self.details}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "details": self.details,
+            "request_id": tracing.current(),
+        }
 
 
 # DRF exceptions whose code differs from DRF's own default_code.
@@ -192,27 +201,43 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
     return _json(ApiError(404, "not_found", "No API endpoint at this path.", details))
 
 
+def _page(
+    template: str,
+    status: int,
+    request: HttpRequest | None = None,
+    context: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> HttpResponse:
+    """An HTML error page with the request id on it. The 400, 500 and 503 pages render
+    without the request, as Django's own do: a broken request or database must not
+    break the error page (no context processors, no user)."""
+    context = {**(context or {}), "request_id": tracing.current()}
+    page = loader.render_to_string(template, context, request)
+    return HttpResponse(page, status=status, headers=headers)
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """handler404: JSON under /api/, Django's HTML page elsewhere."""
+    """handler404: JSON under /api/, the HTML page elsewhere."""
     if _is_api(request):
         return _json(ApiError(404, "not_found", "Not found."))
-    return defaults.page_not_found(request, exception or Http404())
+    return _page(defaults.ERROR_404_TEMPLATE_NAME, 404, request)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """handler400: JSON under /api/, Django's HTML page elsewhere."""
+    """handler400: JSON under /api/, the HTML page elsewhere."""
     if _is_api(request):
         if isinstance(exception, RequestDataTooBig):
             return _json(_payload_too_large())
         return _json(ApiError(400, "bad_request", "The request could not be understood."))
-    return defaults.bad_request(request, exception or Exception())
+    return _page(defaults.ERROR_400_TEMPLATE_NAME, 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """handler403: JSON under /api/, Django's HTML page elsewhere."""
+    """handler403: JSON under /api/, the HTML page elsewhere (with the refusal's reason)."""
     if _is_api(request):
         return _json(ApiError(403, "permission_denied", "Permission denied."))
-    return defaults.permission_denied(request, exception or DjangoPermissionDenied())
+    reason = str(exception) if exception is not None else ""
+    return _page(defaults.ERROR_403_TEMPLATE_NAME, 403, request, {"exception": reason})
 
 
 RETRY_AFTER_SECONDS = 5  # what a client is told to wait while the database is away
@@ -230,8 +255,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
         if _is_api(request):
             message = "The service cannot reach its database; try again shortly."
             return _json(ApiError(503, "service_unavailable", message, {}, headers))
-        page = loader.get_template("503.html").render()
-        return HttpResponse(page, status=503, headers=headers)
+        return _page("503.html", 503, headers=headers)
     if _is_api(request):
         return _json(ApiError(500, "server_error", "Internal server error."))
-    return defaults.server_error(request)
+    return _page(defaults.ERROR_500_TEMPLATE_NAME, 500)

@@ -50,6 +50,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id (X-Request-ID) covers everything below, and the access log
+    # line and latency sample time all of it (cya_site.tracing).
+    "cya_site.tracing.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files in production (compressed, cached forever under hashed names); under
     # `make run` Django's development server serves them before this is reached.
@@ -305,15 +308,24 @@ if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
     raise ImproperlyConfigured(
         f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {LOG_LEVEL!r}"
     )
+# A JSON line per request on stderr (cya_site.access), whatever LOG_LEVEL says.
+ACCESS_LOG = env_bool("ACCESS_LOG", True)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "line"}},
+    # One JSON object a line, each with the request id of the request or task that
+    # logged it (cya_site.tracing): "Tracing a request" in docs/operations.md.
+    "formatters": {"line": {"()": "cya_site.tracing.JsonFormatter"}},
+    "filters": {"request": {"()": "cya_site.tracing.RequestContext"}},
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["request"]}
+    },
     "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
     "loggers": {
         # propagate=False: not printed twice by Django's own console handler under DEBUG
         "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        # one line per request: route, status, user, duration (ACCESS_LOG=false: none)
+        "cya_site.access": {"level": "INFO" if ACCESS_LOG else "WARNING"},
     },
 }
 
@@ -385,3 +397,9 @@ SPECTACULAR_SETTINGS = {
         "cya_site.schema.add_error_responses",
     ],
 }
+
+# --- Metrics (cya_site.metrics): who may read /metrics ----------------------------------
+# A scraper bearing this token (Authorization: Bearer <token>), or any client from these
+# networks. Neither set (the default): /metrics answers 403 to everyone.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_NETWORKS = env_networks("METRICS_ALLOWED_NETWORKS", [])

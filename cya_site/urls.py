@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from cya_site import errors, views
 from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI extensions
 from cya_site.bench import BenchReadWriteView
+from cya_site.metrics import MetricsView
 
 urlpatterns = [
     path("api/v1/", include("accounts.api.urls")),
@@ -17,6 +18,8 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    # Prometheus, behind METRICS_TOKEN / METRICS_ALLOWED_NETWORKS (docs/operations.md)
+    path("metrics", MetricsView.as_view(), name="metrics"),
     # Pages: each app's web/ package, thin over the same services and selectors as the API.
     path("", views.home, name="home"),
     path("", include("accounts.web.urls")),

@@ -23,7 +23,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from cya_site import dispatch
+from cya_site import dispatch, metrics
 from cya_site.errors import DomainError
 from games import eventlog, feed, notify, seating, selectors, store
 from games.engine import (
@@ -212,6 +212,7 @@ def game_start(*, game: Game, by: User, seed: int | None = None) -> Game:
     game.save()
     store.save_state(game, state)
     _after_commit(game, state, bank, [_entry(deal)])
+    transaction.on_commit(metrics.GAMES_STARTED.inc)
     return game
 
 
@@ -314,6 +315,18 @@ def action_submit(
     concurrent submissions for one decision exactly one is applied; the others find the
     version moved on (``stale_version``), or, sent with the winner's key, its result.
     """
+    try:
+        result = _submit(game_id, user, action, version, key, origin)
+    except Exception as error:  # counted by code (DomainError's, the engine's), re-raised
+        metrics.ACTIONS_REFUSED.labels(getattr(error, "code", "error")).inc()
+        raise
+    metrics.ACTIONS_SUBMITTED.labels(origin).inc()
+    return result
+
+
+def _submit(
+    game_id: int, user: User, action: Any, version: int, key: str | None, origin: str
+) -> ActionResult:
     if key is None:
         seat, earlier = selectors.seat_at(game_id, user), None
     else:
@@ -791,6 +804,8 @@ def _after_commit(
         end = (game.seat_count, feed.end_line(game))
 
     def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
+        if end is not None:
+            metrics.GAMES_ENDED.labels(status).inc()
         notify.publish(game_id, (version, status), update, decision, end)
         if deadline is not None:
             from games.tasks import enforce_deadline

@@ -8,7 +8,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from cya_site import dispatch
+from cya_site import dispatch, metrics
 from games import services
 from games.models import Game
 
@@ -36,7 +36,10 @@ def sweep_deadlines() -> int:
     found = Game.objects.filter(
         status=Game.Status.ACTIVE, decision_seconds__isnull=False, deadline__lt=overdue
     ).values_list("pk", "version")
-    return sum(
+    enforced = sum(
         services.decision_timeout(game_id=pk, version=version) is not None
         for pk, version in found[: settings.SWEEP_BATCH]
     )
+    if enforced:
+        metrics.SWEEP_RESENT.labels("deadline").inc(enforced)
+    return enforced

@@ -43,6 +43,7 @@ from rest_framework import exceptions
 
 from accounts.authentication import BearerTokenAuthentication
 from accounts.models import User
+from cya_site import metrics
 from cya_site.errors import DomainError, render_error
 from cya_site.routes import MAX_ID
 from games import feed, notify, selectors, store
@@ -305,6 +306,7 @@ async def _lines(
     hub = await _join(subscriber)  # before reading the rows: no change falls in between
     keepalive = settings.STREAM_KEEPALIVE_SECONDS
     loop = asyncio.get_running_loop()
+    metrics.STREAMS_OPEN.inc()
     try:
         now = await _current(game_id, seat, None)
         if now is None:
@@ -346,6 +348,7 @@ async def _lines(
                 yield line
                 quiet_since = loop.time()
     finally:
+        metrics.STREAMS_OPEN.dec()
         if hub is not None:
             await hub.leave(subscriber)
 

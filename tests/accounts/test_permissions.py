@@ -66,7 +66,7 @@ def test_permission_matrix(
 
     assert response.status_code == statuses[ACTORS.index(actor)]
     if response.status_code >= 400:
-        assert set(response.json()) == {"code", "message", "details"}
+        assert set(response.json()) == {"code", "message", "details", "request_id"}
 
 
 @pytest.mark.parametrize("actor", ["other", "staff"])

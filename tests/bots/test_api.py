@@ -48,7 +48,7 @@ def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     """The one error shape, with this status and stable code; returns its details."""
     assert response.status_code == status, response.content
     body = response.json()
-    assert set(body) == {"code", "message", "details"}
+    assert set(body) == {"code", "message", "details", "request_id"}
     assert body["code"] == code, body
     assert isinstance(body["message"], str)
     assert body["message"]

@@ -63,7 +63,7 @@ def test_every_error_class_renders_the_one_shape(exc: Exception, status: int, co
     assert response is not None
     assert response.status_code == status
     assert response.data["code"] == code
-    assert set(response.data) == {"code", "message", "details"}
+    assert set(response.data) == {"code", "message", "details", "request_id"}
     assert isinstance(response.data["message"], str)
     assert response.data["message"]
     assert isinstance(response.data["details"], dict)
@@ -105,7 +105,7 @@ def _assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert response.status_code == status
     assert response["Content-Type"] == "application/json"
     body: dict[str, Any] = response.json()
-    assert set(body) == {"code", "message", "details"}
+    assert set(body) == {"code", "message", "details", "request_id"}
     assert body["code"] == code
     return body
 
@@ -230,7 +230,7 @@ def test_a_crash_with_debug_off_leaves_its_traceback_on_stderr(tmp_path: Path) -
         "from django.test import Client, override_settings\n"
         "with override_settings(ROOT_URLCONF='tests.cya_site.urls'):\n"
         "    response = Client(raise_request_exception=False).get('/api/v1/explode/')\n"
-        "print(response.status_code)\n"
+        "print(response.status_code, response['X-Request-ID'])\n"
     )
     env = {
         **os.environ,
@@ -247,9 +247,14 @@ def test_a_crash_with_debug_off_leaves_its_traceback_on_stderr(tmp_path: Path) -
         [sys.executable, "-c", crash], cwd=ROOT, env=env, capture_output=True, text=True
     )
 
-    assert done.stdout.strip() == "500", done.stderr
-    assert "ERROR django.request Internal Server Error: /api/v1/explode/" in done.stderr
-    assert "RuntimeError: boom" in done.stderr
+    status, request_id = done.stdout.split()
+    assert status == "500", done.stderr
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    (error,) = [line for line in lines if line["logger"] == "django.request"]
+    assert error["level"] == "ERROR"
+    assert error["message"] == "Internal Server Error: /api/v1/explode/"
+    assert "RuntimeError: boom" in error["exc_info"]
+    assert error["request_id"] == request_id  # the id the user was shown finds the traceback
 
 
 @pytest.mark.django_db

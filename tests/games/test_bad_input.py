@@ -28,7 +28,7 @@ def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert response.status_code == status, response.content
     assert response["Content-Type"] == "application/json"
     body = response.json()
-    assert set(body) == {"code", "message", "details"}
+    assert set(body) == {"code", "message", "details", "request_id"}
     assert body["code"] == code, body
     assert body["message"]
     details: dict[str, Any] = body["details"]

@@ -255,7 +255,7 @@ def test_permission_matrix(
         if code is not None:
             assert body["code"] == code, role
         if status >= 400:
-            assert set(body) == {"code", "message", "details"}
+            assert set(body) == {"code", "message", "details", "request_id"}
             assert snapshot(game) == before, role
         elif method == "post":
             assert snapshot(game) != before, role

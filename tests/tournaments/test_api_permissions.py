@@ -336,7 +336,7 @@ def test_every_endpoint_answers_each_role_as_documented(
     changed = snapshot() != before
     if status >= 400:
         error = response.json()
-        assert set(error) == {"code", "message", "details"}, name
+        assert set(error) == {"code", "message", "details", "request_id"}, name
         if code is not None:
             assert error["code"] == code, name
         assert not changed, f"{name}: a refused request changed {before} to {snapshot()}"

@@ -1,0 +1,265 @@
+"""Prometheus metrics (prometheus-client): what is counted where, and ``/metrics``.
+
+Counters and histograms are module globals that the code bumps where things happen
+(an action applied or refused, a game started, a match changing state, a webhook call, a
+task run); states that the database or Redis already hold (matches by status, queue
+lengths) are read when Prometheus scrapes, by ``_Live``, instead of being kept in step.
+docs/operations.md ("Metrics") lists every metric and its labels.
+
+Several processes (gunicorn's workers, Celery's pool) each count their own: with
+``PROMETHEUS_MULTIPROC_DIR`` set in the environment before the process starts, the library
+keeps each process's values in files there, and a scrape adds them up
+(``MultiProcessCollector``). The directory must be emptied before the processes start
+(``manage.py metrics_clear``), and a process that exits has its live gauges dropped
+(``process_exited``: gunicorn's ``child_exit`` hook, Celery's ``worker_process_shutdown``).
+
+Labels are bounded sets: a route is its URL pattern, never a path with ids in it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
+from prometheus_client.django import PrometheusDjangoView
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+log = logging.getLogger(__name__)
+
+MULTIPROCESS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+
+# --- requests -------------------------------------------------------------------------
+REQUEST_SECONDS = Histogram(
+    "cya_http_request_duration_seconds",
+    "Time from a request reaching Django to its response being ready, by route pattern.",
+    ["method", "route", "status"],
+)
+
+# --- games ----------------------------------------------------------------------------
+ACTIONS_SUBMITTED = Counter(
+    "cya_actions_submitted_total",
+    "Actions applied to games through games.services.action_submit, by origin.",
+    ["origin"],
+)
+ACTIONS_REFUSED = Counter(
+    "cya_actions_refused_total",
+    "Action submissions refused (stale version, illegal action, ...), by error code.",
+    ["code"],
+)
+GAMES_STARTED = Counter("cya_games_started_total", "Games dealt (games.services.game_start).")
+GAMES_ENDED = Counter(
+    "cya_games_ended_total", "Games that ended, by how: finished or aborted.", ["status"]
+)
+STREAMS_OPEN = Gauge(
+    "cya_streams_open",
+    "Game streams open now (games.api.stream), over all live server processes.",
+    multiprocess_mode="livesum",
+)
+
+# --- bots and the ladder --------------------------------------------------------------
+MATCH_TRANSITIONS = Counter(
+    "cya_match_transitions_total",
+    "Matches entering a state: scheduled (created), running (claimed by a worker, again "
+    "after a crash), finished, voided; by match kind.",
+    ["kind", "status"],
+)
+SWEEP_RESENT = Counter(
+    "cya_sweep_resent_total",
+    "Work a sweep found left undone and sent again: match, validation, turn (bots.sweep) "
+    "and deadline (games.sweep_deadlines, the deadlines it enforced).",
+    ["kind"],
+)
+WEBHOOK_SECONDS = Histogram(
+    "cya_webhook_duration_seconds",
+    "Webhook bot calls (bots.webhook), by call (decision or handshake) and outcome "
+    "(ok, timeout, connection_error, http_error, malformed).",
+    ["call", "outcome"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+STRIKES = Counter("cya_bot_strikes_total", "Strikes given to bot seats, by reason.", ["reason"])
+
+# --- Celery ---------------------------------------------------------------------------
+TASK_SECONDS = Histogram(
+    "cya_celery_task_duration_seconds",
+    "Celery tasks' run time in the worker, by task name and final state.",
+    ["task", "state"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0),
+)
+
+
+def observe_request(method: str, route: str, status: int, seconds: float) -> None:
+    """One request's latency (tracing.RequestMiddleware)."""
+    REQUEST_SECONDS.labels(method, route, str(status)).observe(seconds)
+
+
+def process_exited(pid: int) -> None:
+    """Drop an exited process's live gauges (multiprocess mode; a no-op otherwise)."""
+    if MULTIPROCESS_DIR:
+        multiprocess.mark_process_dead(pid, MULTIPROCESS_DIR)  # type: ignore[no-untyped-call]
+
+
+def clear_multiprocess_dir(path: str) -> int:
+    """Empty ``path`` of the previous run's files, as the library requires before the
+    processes start (counters would otherwise go on from old values and dead processes'
+    gauges linger); returns how many files went. Creates the folder if it is missing."""
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    removed = 0
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+        removed += 1
+    return removed
+
+
+# --- read at scrape time ------------------------------------------------------------------
+
+
+class _Live(Collector):
+    """What the database and the broker hold now: matches by kind and status, whether
+    the database answered, and the length of each Celery queue."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield from _database_families()
+        yield _queue_family()
+
+
+def _database_families() -> Iterator[Metric]:
+    from django.db.models import Count
+
+    from bots.models import Match  # read at scrape time only; cya_site is below bots
+
+    up = GaugeMetricFamily("cya_database_up", "1 if the scrape could read the database.")
+    matches = GaugeMetricFamily(
+        "cya_matches",
+        "Matches by kind and status, read from the database.",
+        labels=["kind", "status"],
+    )
+    try:
+        counts = list(Match.objects.values_list("kind", "status").annotate(n=Count("pk")))
+    except DatabaseError as error:
+        log.warning("metrics: the database did not answer: %s", error)
+        up.add_metric([], 0)
+        yield up
+        return
+    found = {(kind, status): n for kind, status, n in counts}
+    for kind in Match.Kind.values:
+        for status in Match.Status.values:
+            matches.add_metric([kind, status], found.get((kind, status), 0))
+    up.add_metric([], 1)
+    yield up
+    yield matches
+
+
+def _queue_family() -> Metric:
+    family = GaugeMetricFamily(
+        "cya_celery_queue_length",
+        "Tasks waiting in each Celery queue (Redis list lengths; -1 if Redis did not answer).",
+        labels=["queue"],
+    )
+    for queue, length in queue_lengths(_queue_names()):
+        family.add_metric([queue], length)
+    return family
+
+
+def _queue_names() -> list[str]:
+    from cya_site.celery import app
+
+    names = {app.conf.task_default_queue or "celery"}
+    for queue in app.conf.task_queues or ():
+        names.add(queue.name)
+    return sorted(names)
+
+
+def queue_lengths(names: Iterable[str]) -> list[tuple[str, int]]:
+    """Each queue's waiting tasks. With Redis, a queue is a list of that name; the
+    embedded filesystem broker keeps one file per message in its queue folder."""
+    names = list(names)
+    if not settings.REDIS_URL:
+        folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+        waiting = sum(1 for _ in folder.glob("*.msg")) if folder.is_dir() else 0
+        return [(name, waiting) for name in names]
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+    try:
+        with client.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.llen(name)
+            lengths = pipe.execute()
+    except redis.RedisError as error:
+        log.warning("metrics: Redis did not answer: %s", error)
+        return [(name, -1) for name in names]
+    finally:
+        client.close()
+    return [(name, int(n)) for name, n in zip(names, lengths, strict=True)]
+
+
+class _Registered(Collector):
+    """This process's own metrics (single-process mode: the default registry)."""
+
+    def collect(self) -> Iterable[Metric]:
+        return REGISTRY.collect()
+
+
+def registry() -> CollectorRegistry:
+    """What a scrape reports: every process's metrics, and the live figures."""
+    scraped = CollectorRegistry(auto_describe=False)
+    if MULTIPROCESS_DIR:
+        multiprocess.MultiProcessCollector(scraped, MULTIPROCESS_DIR)  # type: ignore[no-untyped-call]
+    else:
+        scraped.register(_Registered())
+    scraped.register(_Live())
+    return scraped
+
+
+# --- /metrics -------------------------------------------------------------------------
+
+
+def allowed(request: HttpRequest) -> bool:
+    """Whether the request may scrape: it bears ``METRICS_TOKEN``, or comes from one of
+    ``METRICS_ALLOWED_NETWORKS``. Neither set: nobody may (the default)."""
+    token: str = settings.METRICS_TOKEN
+    if token:
+        sent = request.headers.get("Authorization", "")
+        if hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
+            return True
+    networks: list[str] = settings.METRICS_ALLOWED_NETWORKS
+    if networks:
+        try:
+            address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+        except ValueError:
+            return False
+        return any(address in ipaddress.ip_network(network) for network in networks)
+    return False
+
+
+class MetricsView(PrometheusDjangoView):
+    """``GET /metrics``: the library's view, behind ``allowed``."""
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if not allowed(request):
+            from cya_site.errors import ApiError
+
+            message = (
+                "Metrics are only for the configured scrapers: send the METRICS_TOKEN as a "
+                "bearer token, or scrape from one of METRICS_ALLOWED_NETWORKS."
+            )
+            error = ApiError(403, "metrics_forbidden", message)
+            return JsonResponse(error.body(), status=403)
+        self.registry = registry()
+        response: HttpResponseBase = super().dispatch(request, *args, **kwargs)
+        return response

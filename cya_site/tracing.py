@@ -1,0 +1,160 @@
+"""Request ids: every response carries ``X-Request-ID``, every log line and error body too.
+
+``RequestMiddleware`` (first in MIDDLEWARE) takes the client's id when it is sane (1 to 64
+of ``A-Z a-z 0-9 . _ : -``: it goes into logs and headers, so nothing else) and makes one
+otherwise (uuid4 hex). It keeps the id in a context variable for the request's lifetime,
+so the log filter, the error bodies (cya_site.errors) and the tasks the request sends
+(cya_site.celery passes it in the task's headers) all read the same id without being
+handed it. When the response is ready it logs one ``cya_site.access`` line (route,
+status, user, duration) and observes the request latency histogram (cya_site.metrics).
+
+Log lines are JSON objects, one a line (python-json-logger): ``JsonFormatter`` below,
+with ``RequestContext`` adding ``request_id`` to every record, whatever logged it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.http import HttpRequest, HttpResponseBase
+from django.utils.functional import empty
+from pythonjsonlogger.json import JsonFormatter as _LibraryJsonFormatter
+
+from cya_site import metrics
+
+HEADER = "X-Request-ID"
+_META_KEY = "HTTP_X_REQUEST_ID"
+_SANE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+# The id of the request (or task) this code runs for; "" outside either.
+_current: ContextVar[str] = ContextVar("request_id", default="")
+
+access_log = logging.getLogger("cya_site.access")
+
+
+def current() -> str:
+    """The request id of the request or task running now, or "" outside one."""
+    return _current.get()
+
+
+def new_id() -> str:
+    """A fresh id: 32 hex digits."""
+    return uuid.uuid4().hex
+
+
+def sane(value: str | None) -> str | None:
+    """``value`` if it may serve as a request id (logged and echoed as it is), else None."""
+    if value is not None and _SANE.fullmatch(value):
+        return value
+    return None
+
+
+def bind(request_id: str) -> Callable[[], None]:
+    """Make ``request_id`` the current id; returns the function that restores the last."""
+    token = _current.set(request_id)
+    return lambda: _current.reset(token)
+
+
+def route_of(request: HttpRequest) -> str:
+    """The URL pattern the request matched (``api/v1/games/<id:pk>/``), never its path:
+    ids in paths would make a label per game. "unmatched" when no pattern matched."""
+    match = request.resolver_match
+    return match.route if match is not None and match.route else "unmatched"
+
+
+def _user_of(request: HttpRequest) -> int | None:
+    """The signed-in user's id, if the request already knows it: a user nobody looked at
+    (a lazy object still empty) is not loaded just to log it, which would cost a query."""
+    user: Any = getattr(request, "user", None)
+    if user is None or getattr(user, "_wrapped", None) is empty:
+        return None
+    return user.pk if getattr(user, "is_authenticated", False) else None
+
+
+class RequestMiddleware:
+    """Request id in, ``X-Request-ID`` out; one access log line and one latency sample."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self._acall(request)
+        started, reset = self._begin(request)
+        try:
+            response: HttpResponseBase = self.get_response(request)
+        finally:
+            reset()
+        return self._end(request, response, started)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
+        started, reset = self._begin(request)
+        try:
+            get_response: Callable[[HttpRequest], Awaitable[HttpResponseBase]] = self.get_response
+            response: HttpResponseBase = await get_response(request)
+        finally:
+            reset()
+        return self._end(request, response, started)
+
+    @staticmethod
+    def _begin(request: HttpRequest) -> tuple[float, Callable[[], None]]:
+        request_id = sane(request.META.get(_META_KEY)) or new_id()
+        request.request_id = request_id  # type: ignore[attr-defined]
+        return time.perf_counter(), bind(request_id)
+
+    @staticmethod
+    def _end(request: HttpRequest, response: HttpResponseBase, started: float) -> HttpResponseBase:
+        seconds = time.perf_counter() - started
+        request_id: str = request.request_id  # type: ignore[attr-defined]
+        response[HEADER] = request_id
+        route = route_of(request)
+        metrics.observe_request(request.method or "", route, response.status_code, seconds)
+        if access_log.isEnabledFor(logging.INFO):
+            access_log.info(
+                "%s %s %s",
+                request.method,
+                route,
+                response.status_code,
+                extra={
+                    "request_id": request_id,
+                    "method": request.method,
+                    "route": route,
+                    "status": response.status_code,
+                    "user": _user_of(request),
+                    "duration_ms": round(seconds * 1000, 3),
+                },
+            )
+        return response
+
+
+class RequestContext(logging.Filter):
+    """Adds ``request_id`` to every record that has none: the current request's or task's."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = _current.get() or None
+        return True
+
+
+class JsonFormatter(_LibraryJsonFormatter):
+    """One JSON object a line: time, level, logger, message, request id, and any extras
+    (an exception's traceback under ``exc_info``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("fmt", "%(asctime)s %(levelname)s %(name)s %(message)s")
+        kwargs.setdefault("rename_fields", {"levelname": "level", "name": "logger"})
+        kwargs.setdefault("timestamp", False)
+        super().__init__(*args, **kwargs)
