@@ -16,8 +16,13 @@ ERROR_COMPONENT = {
             "additionalProperties": True,
             "description": "Machine-readable specifics, such as field errors.",
         },
+        "request_id": {
+            "type": "string",
+            "description": "The request's id, also in the X-Request-ID header: quote it "
+            "when reporting the error.",
+        },
     },
-    "required": ["code", "message", "details"],
+    "required": ["code", "message", "details", "request_id"],
 }
 
 
