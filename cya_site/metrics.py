@@ -23,7 +23,7 @@ import ipaddress
 import logging
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -138,30 +138,28 @@ class _Live(Collector):
 
 
 def _database_families() -> Iterator[Metric]:
-    from django.db.models import Count
-
-    from bots.models import Match  # read at scrape time only; cya_site is below bots
-
     up = GaugeMetricFamily("cya_database_up", "1 if the scrape could read the database.")
-    matches = GaugeMetricFamily(
-        "cya_matches",
-        "Matches by kind and status, read from the database.",
-        labels=["kind", "status"],
-    )
     try:
-        counts = list(Match.objects.values_list("kind", "status").annotate(n=Count("pk")))
+        families = [family for read in _from_database for family in read()]
     except DatabaseError as error:
         log.warning("metrics: the database did not answer: %s", error)
         up.add_metric([], 0)
         yield up
         return
-    found = {(kind, status): n for kind, status, n in counts}
-    for kind in Match.Kind.values:
-        for status in Match.Status.values:
-            matches.add_metric([kind, status], found.get((kind, status), 0))
     up.add_metric([], 1)
     yield up
-    yield matches
+    yield from families
+
+
+# Readers of figures the database holds, added by the apps above (bots.apps: matches by
+# status): cya_site imports no app.
+_from_database: list[Callable[[], Iterable[Metric]]] = []
+
+
+def read_at_scrape(reader: Callable[[], Iterable[Metric]]) -> None:
+    """Have every scrape report ``reader``'s figures (read from the database)."""
+    if reader not in _from_database:
+        _from_database.append(reader)
 
 
 def _queue_family() -> Metric:

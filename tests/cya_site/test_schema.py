@@ -25,7 +25,8 @@ def test_every_operation_documents_the_error_shape(tmp_path: Path) -> None:
         for operation in path_item.values():
             error = operation["responses"]["default"]["content"]["application/json"]
             assert error["schema"] == {"$ref": "#/components/schemas/Error"}
-    assert schema["components"]["schemas"]["Error"]["required"] == ["code", "message", "details"]
+    required = schema["components"]["schemas"]["Error"]["required"]
+    assert required == ["code", "message", "details", "request_id"]
 
 
 def test_the_bearer_scheme_is_documented(tmp_path: Path) -> None:
