@@ -9,6 +9,9 @@ from cya_site import errors, views
 from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI extensions
 from cya_site.bench import BenchReadWriteView
 
+# The admin's index leads with the operator's summary (cya_site.status), as manage.py status.
+admin.site.index_template = "cya/admin/index.html"
+
 urlpatterns = [
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),
@@ -17,6 +20,9 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    # Probes (docs/operations.md): plain views, unauthenticated, unthrottled, not in the schema.
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     # Pages: each app's web/ package, thin over the same services and selectors as the API.
     path("", views.home, name="home"),
     path("", include("accounts.web.urls")),
