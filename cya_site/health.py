@@ -38,9 +38,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis
+from celery import Celery
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
+
+from cya_site.celery import app as celery_app
 
 # Seconds all checks together may take; load balancers commonly give a probe 2 to 5 s.
 DEADLINE = 1.8
@@ -65,15 +68,13 @@ def readiness(checks: Mapping[str, Check] | None = None) -> Result:
 
 
 def default_checks() -> dict[str, Check]:
-    """The checks of this deployment: Redis only where REDIS_URL is configured."""
-    from cya_site.celery import app
-
-    broker_url = str(app.conf.broker_url)
+    """The checks of this deployment: Redis only where REDIS_URL is configured; the broker
+    and the workers are ``celery_app``'s."""
     checks: dict[str, Check] = {"database": check_database}
     if settings.REDIS_URL:
         checks["redis"] = lambda: check_redis(settings.REDIS_URL)
-    checks["broker"] = lambda: check_broker(broker_url)
-    checks["workers"] = lambda: check_workers(broker_url)
+    checks["broker"] = lambda: check_broker(celery_app)
+    checks["workers"] = lambda: check_workers(celery_app)
     return checks
 
 
@@ -132,13 +133,11 @@ def check_redis(url: str) -> Result:
     return {}
 
 
-def check_broker(url: str) -> Result:
-    """A connection to the Celery broker opens: Redis answers, or the filesystem broker's
+def check_broker(app: Celery) -> Result:
+    """A connection to ``app``'s broker opens: Redis answers, or the filesystem broker's
     folders are there to write to."""
-    from cya_site.celery import app
-
-    with app.connection_for_write(url, connect_timeout=SERVER_TIMEOUT) as connection:
-        connection.ensure_connection(max_retries=1, timeout=SERVER_TIMEOUT)
+    with app.connection_for_write(connect_timeout=SERVER_TIMEOUT) as connection:
+        connection.ensure_connection(max_retries=0, timeout=SERVER_TIMEOUT)  # no retry: now
         transport = connection.transport_cls
         options = connection.transport_options or {}
     folder = options.get("data_folder_out")
@@ -152,16 +151,14 @@ def _writable(folder: str) -> None:
         raise OSError(f"the broker's folder {folder} cannot be written to")
 
 
-def check_workers(url: str, timeout: float = WORKER_TIMEOUT) -> Result:
-    """The workers that answer a ping within ``timeout``: down when none does.
+def check_workers(app: Celery, timeout: float = WORKER_TIMEOUT) -> Result:
+    """The workers of ``app``'s broker that answer a ping within ``timeout``: down when
+    none does.
 
     ``workers`` maps each worker that answered now, or did within FORGET_AFTER, to the
     age in seconds of its last answer (0 for those that answered now).
     """
-    from cya_site.celery import app
-
-    with app.connection_for_write(url, connect_timeout=SERVER_TIMEOUT) as connection:
-        replies = app.control.ping(timeout=timeout, connection=connection) or []
+    replies = app.control.ping(timeout=timeout) or []
     now = time.time()
     answered = sorted(name for reply in replies for name in reply)
     seen = _remember(answered, now)

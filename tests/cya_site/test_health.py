@@ -11,15 +11,17 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+from celery import Celery
 from django.test import Client
 from pytest_django import Settings
 
 from cya_site import health
 from cya_site.celery import app
 from tests.bots.bot_servers import free_port
-from tests.faults.servers import RedisServer, running_redis
+from tests.faults.servers import running_redis
 
 
 @pytest.fixture
@@ -32,12 +34,23 @@ def silent_port() -> Iterator[int]:
         yield listener.getsockname()[1]
 
 
-@pytest.fixture
-def lonely_redis(monkeypatch: pytest.MonkeyPatch) -> Iterator[RedisServer]:
-    """A Redis of the test's own as the broker: up, with no worker consuming it."""
+@contextmanager
+def lonely_app() -> Iterator[Celery]:
+    """A Celery app on a Redis of its own: the broker is up, and no worker consumes it."""
     with running_redis() as server:
-        monkeypatch.setitem(app.conf, "broker_url", server.url)
-        yield server
+        client = Celery("lonely", broker=server.url, set_as_current=False)
+        try:
+            yield client
+        finally:
+            client.close()
+
+
+@pytest.fixture
+def lonely_broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[Celery]:
+    """Readiness checks the broker and workers of a lonely app (above)."""
+    with lonely_app() as client:
+        monkeypatch.setattr(health, "celery_app", client)
+        yield client
 
 
 # --- liveness ----------------------------------------------------------------------------
@@ -86,9 +99,8 @@ def test_readyz_answers_503_naming_redis_when_it_is_out_of_reach(redis_away: str
 
 
 @pytest.mark.usefixtures("db")
-def test_without_a_worker_readiness_is_down_and_names_the_worker_last_seen(
-    lonely_redis: RedisServer,
-) -> None:
+@pytest.mark.usefixtures("lonely_broker")
+def test_without_a_worker_readiness_is_down() -> None:
     response = Client().get("/readyz")
 
     assert response.status_code == 503
@@ -103,12 +115,12 @@ def test_without_a_worker_readiness_is_down_and_names_the_worker_last_seen(
 def test_a_worker_that_stops_answering_is_named_with_the_age_of_its_last_answer(
     celery_worker: str,
 ) -> None:
-    seen = health.check_workers(str(app.conf.broker_url))
+    seen = health.check_workers(app)
     assert seen["workers"][celery_worker] == 0
 
-    with running_redis() as lonely:
+    with lonely_app() as lonely:
         time.sleep(0.2)
-        missing = health.check_workers(lonely.url)
+        missing = health.check_workers(lonely)
 
     assert missing["ok"] is False
     assert missing["workers"][celery_worker] >= 0.2
@@ -158,12 +170,12 @@ def test_a_check_that_raises_is_down_with_its_error() -> None:
 
 
 def test_the_broker_check_fails_when_nothing_listens() -> None:
-    results = health.run_checks(
-        {"broker": lambda: health.check_broker(f"redis://127.0.0.1:{free_port()}/0")},
-        deadline=health.DEADLINE,
-    )
+    nowhere = Celery("nowhere", broker=f"redis://127.0.0.1:{free_port()}/0", set_as_current=False)
+
+    results = health.run_checks({"broker": lambda: health.check_broker(nowhere)}, deadline=2)
 
     assert results["broker"]["ok"] is False
+    assert "Connection refused" in results["broker"]["error"]
 
 
 @pytest.mark.usefixtures("db", "celery_worker")
