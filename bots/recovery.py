@@ -26,24 +26,41 @@ VALIDATING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
 def idle_matches(now: datetime) -> list[int]:
     """Matches to send again (marked as sent now): unfinished, idle, held by no one."""
     stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    found = Match.objects.filter(status__in=BUSY, dispatched_at__lt=stale)
-    return _take(found, services.LEASE_MATCH, stale, now)
+    return _take(_waiting_matches(stale), services.LEASE_MATCH, stale, now)
 
 
 def idle_validations(now: datetime) -> list[int]:
     """Versions whose validation to send again, as ``idle_matches``."""
     stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    found = BotVersion.objects.filter(status__in=VALIDATING, dispatched_at__lt=stale)
-    return _take(found, services.LEASE_VERSION, stale, now)
+    return _take(_waiting_validations(stale), services.LEASE_VERSION, stale, now)
+
+
+def idle_counts(now: datetime) -> dict[str, int]:
+    """How many matches and validations the sweep would send again at ``now``, marking
+    nothing (``manage.py status``): at most SWEEP_BATCH of each, as a sweep takes."""
+    stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    return {
+        "matches": len(_unheld(_waiting_matches(stale), services.LEASE_MATCH)),
+        "validations": len(_unheld(_waiting_validations(stale), services.LEASE_VERSION)),
+    }
+
+
+def _waiting_matches(stale: datetime) -> QuerySet[Match]:
+    return Match.objects.filter(status__in=BUSY, dispatched_at__lt=stale)
+
+
+def _waiting_validations(stale: datetime) -> QuerySet[BotVersion]:
+    return BotVersion.objects.filter(status__in=VALIDATING, dispatched_at__lt=stale)
+
+
+def _unheld(found: QuerySet[Any], namespace: int) -> list[int]:
+    """The ids of ``found`` that no one holds, oldest first (at most SWEEP_BATCH)."""
+    ids = found.order_by("dispatched_at").values_list("pk", flat=True)[: settings.SWEEP_BATCH]
+    return [pk for pk in ids if services.lease_free(namespace, pk)]
 
 
 def _take(found: QuerySet[Any], namespace: int, stale: datetime, now: datetime) -> list[int]:
     """The ids of ``found`` that no one holds, oldest first, each marked sent by a
     conditional update, so that two sweeps at once send each one once."""
-    ids = found.order_by("dispatched_at").values_list("pk", flat=True)[: settings.SWEEP_BATCH]
     again = found.model._default_manager.filter(dispatched_at__lt=stale)
-    return [
-        pk
-        for pk in ids
-        if services.lease_free(namespace, pk) and again.filter(pk=pk).update(dispatched_at=now)
-    ]
+    return [pk for pk in _unheld(found, namespace) if again.filter(pk=pk).update(dispatched_at=now)]

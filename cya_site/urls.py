@@ -10,6 +10,9 @@ from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI ext
 from cya_site.bench import BenchReadWriteView
 from cya_site.metrics import MetricsView
 
+# The admin's index leads with the operator's summary (cya_site.status), as manage.py status.
+admin.site.index_template = "cya/admin/index.html"
+
 urlpatterns = [
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),
@@ -20,6 +23,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Prometheus, behind METRICS_TOKEN / METRICS_ALLOWED_NETWORKS (docs/operations.md)
     path("metrics", MetricsView.as_view(), name="metrics"),
+    # Probes (docs/operations.md): plain views, unauthenticated, unthrottled, not in the schema.
+    path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     # Pages: each app's web/ package, thin over the same services and selectors as the API.
     path("", views.home, name="home"),
     path("", include("accounts.web.urls")),

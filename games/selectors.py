@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any, cast
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
@@ -17,6 +18,16 @@ from games.engine import State, action_to_json, legal_actions, observe
 from games.engine.state import DECISION_NAMES
 from games.models import Event, Game, GameSnapshot, Round, RoundScore, Seat
 from games.store import replay_one
+
+
+def overdue_decisions(now: datetime) -> QuerySet[Game]:
+    """Active games whose timed decision is overdue by more than SWEEP_AFTER_SECONDS: their
+    deadline task was lost (``games.sweep_deadlines`` enforces them; ``manage.py status``
+    counts them)."""
+    overdue = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    return Game.objects.filter(
+        status=Game.Status.ACTIVE, decision_seconds__isnull=False, deadline__lt=overdue
+    )
 
 
 def game_list() -> QuerySet[Game]:

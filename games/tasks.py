@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
 from cya_site import dispatch, metrics
-from games import services
-from games.models import Game
+from games import selectors, services
 
 
 @shared_task(name="games.enforce_deadline", time_limit=30, soft_time_limit=20, acks_late=True)
@@ -32,10 +31,7 @@ def enforce_deadline(game_id: int, version: int) -> int | None:
 def sweep_deadlines() -> int:
     """Enforce the deadlines whose task was lost (a broker restarted, or down when the
     decision was made): every timed decision overdue by more than SWEEP_AFTER_SECONDS."""
-    overdue = timezone.now() - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    found = Game.objects.filter(
-        status=Game.Status.ACTIVE, decision_seconds__isnull=False, deadline__lt=overdue
-    ).values_list("pk", "version")
+    found = selectors.overdue_decisions(timezone.now()).values_list("pk", "version")
     enforced = sum(
         services.decision_timeout(game_id=pk, version=version) is not None
         for pk, version in found[: settings.SWEEP_BATCH]
