@@ -121,8 +121,8 @@ def _view_context(
 
 
 def _bot_seats(game: Game) -> list[int]:
-    """Seats played by bots (``Game.bot_seats`` once the table knows them)."""
-    return list(getattr(game, "bot_seats", None) or [])
+    """Seats played by bots the platform moves (they get a badge)."""
+    return list(game.bot_seats)
 
 
 def _answer(

@@ -22,6 +22,7 @@ from games import selectors, services, store
 from games.engine import RuleSet, action_to_json, legal_actions
 from games.engine.cards import EDITIONS
 from games.models import Event, Game
+from games.seating import BotChoice
 from tests.pages import BUDGET, text, transfer_size
 
 pytestmark = pytest.mark.django_db
@@ -115,6 +116,26 @@ def test_spectators_and_signed_out_visitors_see_the_public_table_only(
         assert "6 cards in hand" in page  # other hands are counts
         assert str(game.seed) not in response.content.decode()
     assert "Sign in" in text(anonymous.content)
+
+
+def test_bot_seats_carry_a_badge_and_their_names_lose_the_bot_prefix(
+    client: Client, alice: User
+) -> None:
+    rules = RuleSet.preset("2021", seats=2, ending="quick")
+    game = services.game_create(by=alice, rules=rules, bots=[BotChoice(seat=1, strategy="greedy")])
+    client.force_login(alice)
+
+    response = client.get(f"/games/{game.pk}/")
+
+    game.refresh_from_db()
+    bot = game.seats.get(number=1).user
+    assert bot is not None
+    assert bot.username.startswith("bot.")
+    assert game.status == Game.Status.ACTIVE  # the bot filled the table: it started
+    headings = [text(h) for h in re.findall(r"<h3>(.*?)</h3>", response.content.decode(), re.S)]
+    assert f"{bot.username.removeprefix('bot.')} bot" in headings
+    assert "alice you" in " ".join(headings)
+    assert bot.username not in response.content.decode()
 
 
 def test_the_game_page_is_light_and_its_queries_are_bounded(
