@@ -272,6 +272,28 @@ class Table:
                 "pile": e["pile"] + 1,
                 "card": self.card(e["card"]).name,
             }
+        if t == "improve":
+            return _("%(name)s improved their top set with %(card)s.") % {
+                "name": who,
+                "card": self.card(e["card"]).name,
+            }
+        if t == "swap":
+            return _("%(name)s swapped top sets with %(target)s.") % {
+                "name": who,
+                "target": self.seat(e["target"]),
+            }
+        if t in ("move", "choose_move"):
+            words = (
+                _("%(name)s moved %(target)s's top set to the bottom.")
+                if e["direction"] == "top_to_bottom"
+                else _("%(name)s moved %(target)s's bottom set to the top.")
+            )
+            return words % {"name": who, "target": self.seat(e["target"])}
+        if t == "pile_action":
+            return _("Pile %(pile)s shows %(card)s, which takes effect.") % {
+                "pile": e["pile"] + 1,
+                "card": self.card(e["card"]).name,
+            }
         if t == "round_end":
             winners = ", ".join(self.seat(s) for s in e["round_winners"])
             return _("Round %(round)s ends; won by %(names)s.") % {

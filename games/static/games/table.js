@@ -80,7 +80,9 @@
       ended = true;
       refresh();
     } else if (message.type === "decision") {
-      refresh();
+      if ((message.decision || {}).version !== shown()) {
+        refresh(); // the board shown may already hold this decision's controls
+      }
     } else if (message.type === "update" || message.type === "game") {
       if (game.version !== shown() || game.status !== status()) {
         refresh();
