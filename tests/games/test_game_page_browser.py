@@ -24,6 +24,7 @@ from games.models import Event, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 QUICK = RuleSet.preset("2021", seats=2, ending="quick")
+FITS = "document.documentElement.scrollWidth <= window.innerWidth"
 LIVE = 10_000  # ms for a change to reach another page through the stream
 HAND = re.compile(r'<ul class="cards hand">(.*?)</ul>', re.S)
 CARD = re.compile(r'<li class="playing-card [a-z]+">([^<]+?) <span')
@@ -213,6 +214,7 @@ def test_a_signed_out_visitor_watches_live_then_steps_through_the_replay(
         game.refresh_from_db()
     expect(page.locator("#board")).to_contain_text("Watch the replay", timeout=LIVE)
     assert page.evaluate("window.stayed") is True
+    assert page.evaluate(FITS), "the game page scrolls sideways at phone width"
     page.get_by_role("link", name="Watch the replay").click()
     page.wait_for_load_state()  # the viewer's script runs before "load": keys work from here
 
@@ -233,6 +235,7 @@ def test_a_signed_out_visitor_watches_live_then_steps_through_the_replay(
         expect(page.locator("#replay-board .hand")).to_contain_text(name)
     page.reload()  # the address opens at the step shown
     expect(page.locator("#replay-board")).to_have_attribute("data-step", "1")
+    assert page.evaluate(FITS), "the replay scrolls sideways at phone width"
 
 
 def test_two_tabs_on_one_seat_stay_in_step_and_never_play_twice(
