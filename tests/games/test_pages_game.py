@@ -359,6 +359,8 @@ def test_an_ended_game_links_its_replay_which_shows_any_step_as_any_seat_saw_it(
         assert hand_names(response.content) == [edition.card(k).name for k in view["hand"]]
         assert f'value="{step}"' in response.content.decode()
     assert HAND.search(spectator.content.decode()) is None
+    assert "this view" in text(replays[0].content)  # whose view, not "you"
+    assert "this view" not in text(spectator.content)
     assert board.status_code == 200
     assert "<html" not in board.content.decode()
     assert hand_names(board.content) == hand_names(replays[1].content)
