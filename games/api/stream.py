@@ -29,7 +29,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 import orjson
 import redis.asyncio as aioredis
@@ -40,6 +40,8 @@ from django.db import close_old_connections, connections
 from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
 from accounts.authentication import BearerTokenAuthentication
 from accounts.models import User
@@ -62,10 +64,10 @@ R = TypeVar("R")
 
 
 class _Subscriber:
-    """One open stream's inbox."""
+    """One open stream's inbox, and who holds it (``client``: see ``_client``)."""
 
-    def __init__(self, user_id: int, channels: list[str]) -> None:
-        self.user_id = user_id
+    def __init__(self, client: str, channels: list[str]) -> None:
+        self.client = client
         self.channels = channels
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_SIZE)
 
@@ -90,8 +92,8 @@ class _Hub:
         self.broken = False
         self.closed = False
 
-    def open_streams(self, user_id: int) -> int:
-        return len({s for subs in self.subscribers.values() for s in subs if s.user_id == user_id})
+    def open_streams(self, client: str) -> int:
+        return len({s for subs in self.subscribers.values() for s in subs if s.client == client})
 
     async def join(self, subscriber: _Subscriber) -> bool:
         """Subscribe the stream's channels; False if this hub has closed meanwhile."""
@@ -180,31 +182,43 @@ def _db(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     return sync_to_async(fresh, thread_sensitive=False)
 
 
-def _open(request: HttpRequest, game_id: int) -> tuple[User, int | None]:
-    """Who asks (401 without a token or session) and their seat in the game (None for a
-    spectator; 404 for no such game). Its connection is closed before the stream starts:
-    under WSGI this runs in a thread that nothing else would ever retire."""
+def _open(request: HttpRequest, game_id: int) -> tuple[str, int | None]:
+    """Who asks (``_client``) and their seat in the game (None for a spectator, and for
+    anyone signed out; 404 for no such game). Its connection is closed before the stream
+    starts: under WSGI this runs in a thread that nothing else would ever retire."""
     try:
         close_old_connections()
         user = _user(request)
-        seat = Seat.objects.filter(game_id=game_id, user=user).values_list("number", flat=True)
-        number = seat.first()
+        number = None
+        if user is not None:
+            seat = Seat.objects.filter(game_id=game_id, user=user)
+            number = seat.values_list("number", flat=True).first()
         if number is None and not Game.objects.filter(pk=game_id).exists():
             raise DomainError("not_found", "No such game.", status=404)
-        return user, number
+        return _client(request, user), number
     finally:
         connections.close_all()
 
 
-def _user(request: HttpRequest) -> User:
-    """The bearer token's user, else the session's; 401 without either."""
+def _user(request: HttpRequest) -> User | None:
+    """The bearer token's user, else the session's, else None: anyone may watch a game
+    (every game is public, as the REST reads are). A token that is not valid is still
+    refused (401), rather than quietly watched with as a spectator."""
     found = BearerTokenAuthentication().authenticate(request)  # type: ignore[arg-type]
     if found is not None:
         return found[0]
     user = request.user
     if isinstance(user, User) and user.is_active:
         return user
-    raise exceptions.NotAuthenticated()
+    return None
+
+
+def _client(request: HttpRequest, user: User | None) -> str:
+    """Whose streams count together against ``STREAMS_PER_USER``: a user's, or, signed
+    out, the client address's (as the throttles tell it, ``NUM_PROXIES``)."""
+    if user is not None:
+        return f"user:{user.pk}"
+    return f"ip:{BaseThrottle().get_ident(cast(Request, request))}"
 
 
 @_db
@@ -251,8 +265,8 @@ async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
         return render_error(exceptions.MethodNotAllowed(request.method or ""))
     try:
         updates = _updates_param(request)
-        user, seat = await sync_to_async(_open, thread_sensitive=False)(request, pk)
-        if settings.REDIS_URL and _hub().open_streams(user.pk) >= settings.STREAMS_PER_USER:
+        client, seat = await sync_to_async(_open, thread_sensitive=False)(request, pk)
+        if settings.REDIS_URL and _hub().open_streams(client) >= settings.STREAMS_PER_USER:
             raise DomainError(
                 "too_many_streams",
                 f"You have {settings.STREAMS_PER_USER} streams open: close one first.",
@@ -264,7 +278,7 @@ async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
         if refused.status_code == 401:
             refused["WWW-Authenticate"] = AUTHENTICATE
         return refused
-    lines = _lines(pk, user.pk, seat, updates or seat is None)
+    lines = _lines(pk, client, seat, updates or seat is None)
     # a WSGI server (manage.py runserver) must iterate synchronously
     content = lines if isinstance(request, ASGIRequest) else _blocking(lines)
     response = StreamingHttpResponse(content, content_type="application/x-ndjson")
@@ -294,7 +308,7 @@ def _blocking(lines: AsyncGenerator[bytes, None]) -> Iterator[bytes]:
 
 
 async def _lines(
-    game_id: int, user_id: int, seat: int | None, forward: bool
+    game_id: int, client: str, seat: int | None, forward: bool
 ) -> AsyncGenerator[bytes, None]:
     """The stream's lines until the game ends (or the client goes away)."""
     channels = []
@@ -302,7 +316,7 @@ async def _lines(
         channels.append(notify.channel(game_id))
     if seat is not None:  # the seat's decisions and the game's end
         channels.append(notify.seat_channel(game_id, seat))
-    subscriber = _Subscriber(user_id, channels)
+    subscriber = _Subscriber(client, channels)
     hub = await _join(subscriber)  # before reading the rows: no change falls in between
     keepalive = settings.STREAM_KEEPALIVE_SECONDS
     loop = asyncio.get_running_loop()
@@ -465,7 +479,8 @@ def document_stream(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             "description": (
                 "A seat hears its decisions as they arise and answers each with POST"
                 " /games/{id}/actions/; spectators (and seats with ?updates=true) hear every"
-                " change. One JSON object per line; an empty line is a keep-alive. Served"
+                " change. Anyone may watch: without credentials the stream is a"
+                " spectator's. One JSON object per line; an empty line is a keep-alive. Served"
                 " by the ASGI application (docs/games.md)."
             ),
             "tags": ["games"],
@@ -483,7 +498,7 @@ def document_stream(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                     "description": "A seat also gets every update (spectators always do).",
                 },
             ],
-            "security": [{"bearerAuth": []}, {"cookieAuth": []}],
+            "security": [{"bearerAuth": []}, {"cookieAuth": []}, {}],
             "responses": {
                 "200": {
                     "description": "The stream: lines until the game ends.",

@@ -1,7 +1,8 @@
 from django.urls import path
 
-from games.web import views
+from games.web import table, views
 
 urlpatterns = [
     path("games/", views.live_games, name="live-games"),
+    *table.urlpatterns,
 ]

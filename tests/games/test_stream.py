@@ -90,14 +90,15 @@ def polling_stream_server(django_db_setup: None) -> Iterator[str]:
 class Stream:
     """One open stream, read by a thread into a queue of parsed lines."""
 
-    def __init__(self, base: str, game: Game, user: User, query: str = "") -> None:
-        token = token_create(user=user, name="stream")[1]
+    def __init__(self, base: str, game: Game, user: User | None, query: str = "") -> None:
         self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.keepalives = 0
         self.status: int | None = None
         self.ready = threading.Event()
         url = f"{base}/api/v1/games/{game.pk}/stream/{query}"
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {}
+        if user is not None:  # None: a signed-out visitor
+            headers["Authorization"] = f"Bearer {token_create(user=user, name='stream')[1]}"
         self._client: httpx.Client
         self._thread = threading.Thread(target=self._read, args=(url, headers), daemon=True)
         self._thread.start()
@@ -349,7 +350,6 @@ def test_refusals_are_json_with_a_stable_code(
     game = three_seats(alice, bob, carol, staff)
     path = f"/api/v1/games/{game.pk}/stream/"
 
-    anonymous = get(stream_server, path)
     bad_token = httpx.get(
         f"{stream_server}{path}", headers={"Authorization": "Bearer nope"}, timeout=10
     )
@@ -359,9 +359,8 @@ def test_refusals_are_json_with_a_stable_code(
     mistyped = get(stream_server, path + "?updates=maybe", alice)
     posted = get(stream_server, path, alice, method="POST")
 
-    assert (anonymous.status_code, anonymous.json()["code"]) == (401, "not_authenticated")
-    assert anonymous.headers["WWW-Authenticate"] == 'Bearer realm="api"'
     assert (bad_token.status_code, bad_token.json()["code"]) == (401, "authentication_failed")
+    assert bad_token.headers["WWW-Authenticate"] == 'Bearer realm="api"'
     assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
     assert (past.status_code, past.json()["code"]) == (404, "not_found")
     assert (unknown.status_code, unknown.json()["code"]) == (400, "invalid")
@@ -389,6 +388,31 @@ def test_a_user_holds_a_bounded_number_of_streams(
         assert stream.closed()[-1]["type"] == "end"
 
 
+def test_signed_out_visitors_hold_a_bounded_number_of_streams_per_address(
+    open_stream: Opener, stream_server: str, alice: User, bob: User, carol: User, staff: User
+) -> None:
+    game = three_seats(alice, bob, carol, staff)
+    held = [open_stream(stream_server, game, None) for _ in range(STREAMS_PER_USER)]
+    for stream in held:
+        assert stream.status == 200
+        assert stream.first()["type"] == "game"
+
+    refused = get(stream_server, f"/api/v1/games/{game.pk}/stream/")
+    signed_in = open_stream(stream_server, game, alice)  # her own count, not the address's
+
+    assert (refused.status_code, refused.json()["code"]) == (429, "too_many_streams")
+    assert refused.json()["details"] == {"limit": STREAMS_PER_USER}
+    assert signed_in.status == 200
+    act(game, {0: alice, 1: bob, 2: carol})
+    for stream in held:  # a signed-out visitor is a spectator: every update, no decision
+        update, before = stream.until("update")
+        assert before == []
+        assert update["game"]["version"] == game.version + 1
+    services.game_abort(game=game, by=staff, reason="test")
+    for stream in held:
+        assert stream.closed()[-1]["type"] == "end"
+
+
 # --- who may follow a game, and what each hears ----------------------------------------
 # The stream's row of the permission matrix (tests/games/test_permissions.py) and its
 # hidden-information check (tests/games/test_hidden_information.py): it needs a live
@@ -407,19 +431,18 @@ def _values(tree: Any, key: str) -> Iterator[Any]:
             yield from _values(value, key)
 
 
-def test_anyone_signed_in_may_follow_a_game_and_only_a_seat_hears_its_hand(
+def test_anyone_may_follow_a_game_and_only_a_seat_hears_its_hand(
     open_stream: Opener, stream_server: str, alice: User, bob: User, carol: User, staff: User
 ) -> None:
     game = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=2))
     services.game_join(game=game, user=carol)
     game = services.game_start(game=game, by=staff, seed=7)
     users = {0: alice, 1: carol}
-    path = f"/api/v1/games/{game.pk}/stream/"
 
-    anonymous = get(stream_server, path)
     owner = open_stream(stream_server, game, alice)
     spectators = {"other": open_stream(stream_server, game, bob)}
     spectators["staff"] = open_stream(stream_server, game, staff)
+    spectators["signed out"] = open_stream(stream_server, game, None)
     for stream in [owner, *spectators.values()]:
         assert stream.status == 200
         assert stream.first()["type"] == "game"
@@ -435,7 +458,6 @@ def test_anyone_signed_in_may_follow_a_game_and_only_a_seat_hears_its_hand(
     services.game_abort(game=game, by=staff, reason="test")
     heard = {role: stream.closed() for role, stream in spectators.items()}
 
-    assert (anonymous.status_code, anonymous.json()["code"]) == (401, "not_authenticated")
     for role, lines in heard.items():
         assert lines[-1]["type"] == "end", role
         assert {line["type"] for line in lines} == {"update", "end"}, role  # never a decision
