@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -46,10 +47,8 @@ MATCH_STATUS_WORDS = {
 
 
 def replay_path(game_id: int) -> str:
-    """A game's replay page. Built by hand: that page (``/games/<id>/replay/``) is being
-    written beside these, and ``{% url %}`` cannot name it until its route lands; then
-    this becomes ``reverse(...)`` and nothing else changes."""
-    return f"/games/{game_id}/replay/"
+    """A game's replay page (games.web)."""
+    return reverse("game-replay", kwargs={"pk": game_id})
 
 
 def rating(value: float) -> str:

@@ -20,8 +20,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from bots import selectors
-from bots.models import BotVersion
+from bots.models import BotVersion, SeatControl
 from cya_site.errors import DomainError
+from cya_site.forms import PageForm
 from games import services as game_services
 from games.models import Game, Seat
 from games.seating import BotChoice
@@ -40,24 +41,26 @@ STRATEGY_NAMES = {
 OPEN_TABLES_SHOWN = 30
 
 
-def opponent_field(seat: int, versions: list[BotVersion]) -> forms.ChoiceField:
-    """Who plays ``seat``: a person who joins (seat 1: you), a built-in strategy, or a
-    validated bot."""
+def opponent_field(
+    seat: int, versions: list[BotVersion], *, firsts: tuple[str, ...], initial: str
+) -> forms.ChoiceField:
+    """Who plays ``seat``: you (ME in ``firsts``), a person who joins (PERSON in
+    ``firsts``), a built-in strategy, or a validated bot."""
     builtin = [(f"strategy:{name}", label) for name, label in STRATEGY_NAMES.items()]
     ranked = [
         (f"version:{v.pk}", f"{v.bot.name} v{v.number} ({v.ordinal:.1f})")
         for v in versions
         if not v.bot.name.startswith("builtin-")
     ]
-    first = (ME, _("You")) if seat == 0 else (PERSON, _("A person (an open seat)"))
-    choices: list[tuple[Any, Any]] = [first]
+    words = {ME: _("You"), PERSON: _("A person (an open seat)")}
+    choices: list[tuple[Any, Any]] = [(first, words[first]) for first in firsts]
     choices.append((_("Built-in bots"), builtin))
     if ranked:
         choices.append((_("Bots on the ladder"), ranked))
     return forms.ChoiceField(
         label=_("Seat %(seat)s") % {"seat": seat + 1},
         choices=choices,
-        initial=ME if seat == 0 else f"strategy:{DEFAULT_OPPONENTS[seat - 1]}",
+        initial=initial,
         required=False,
     )
 
@@ -104,8 +107,12 @@ class TableForm(RulesForm):
 
     def __init__(self, *args: Any, versions: list[BotVersion], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for seat in range(MOST_SEATS):
-            self.fields[f"opponent_{seat}"] = opponent_field(seat, versions)
+        self.fields["opponent_0"] = opponent_field(0, versions, firsts=(ME,), initial=ME)
+        for seat in range(1, MOST_SEATS):
+            initial = f"strategy:{DEFAULT_OPPONENTS[seat - 1]}"
+            self.fields[f"opponent_{seat}"] = opponent_field(
+                seat, versions, firsts=(PERSON,), initial=initial
+            )
         order = ["seats", *(f"opponent_{n}" for n in range(MOST_SEATS)), "preset"]
         self.order_fields(order)
 
@@ -115,24 +122,34 @@ class TableForm(RulesForm):
 
     def opponents(self) -> list[BotChoice]:
         """The bot seats chosen, for the seats the table has."""
-        chosen = []
-        for seat in range(self.cleaned_data["seats"]):
-            given = self.cleaned_data.get(f"opponent_{seat}") or PERSON
-            kind, _sep, name = given.partition(":")
-            if kind == "strategy":
-                chosen.append(BotChoice(seat, strategy=name))
-            elif kind == "version":
-                chosen.append(BotChoice(seat, version=int(name)))
-        return chosen
+        return _bots(self, self.cleaned_data["seats"])
 
     def refuse_seat(self, error: DomainError) -> None:
         """A refusal about one bot seat beside its field; any other as ``refuse`` does."""
-        seat = error.details.get("seat")
-        field = f"opponent_{seat}"
-        if isinstance(seat, int) and field in self.fields:
-            self.add_error(field, error.message)
-        else:
-            self.refuse(error)
+        _refuse_seat(self, error)
+
+
+def _bots(form: PageForm, seats: int) -> list[BotChoice]:
+    """The bots chosen in ``form``'s seat fields (``opponent_<n>``) of a table of ``seats``."""
+    chosen = []
+    for seat in range(seats):
+        given = form.cleaned_data.get(f"opponent_{seat}") or PERSON
+        kind, _sep, name = given.partition(":")
+        if kind == "strategy":
+            chosen.append(BotChoice(seat, strategy=name))
+        elif kind == "version":
+            chosen.append(BotChoice(seat, version=int(name)))
+    return chosen
+
+
+def _refuse_seat(form: PageForm, error: DomainError) -> None:
+    """A refusal about one seat beside its field; any other as ``refuse`` does."""
+    seat = error.details.get("seat")
+    field = f"opponent_{seat}"
+    if isinstance(seat, int) and field in form.fields:
+        form.add_error(field, error.message)
+    else:
+        form.refuse(error)
 
 
 def _user(request: HttpRequest) -> User | None:
@@ -161,7 +178,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             except DomainError as error:
                 form.refuse_seat(error)
             else:
-                return redirect(game_path(game.pk))
+                return redirect("game", pk=game.pk)
     context = {"form": form, **_tables(user)}
     return render(request, "bots/play.html", context, status=400 if form.errors else 200)
 
@@ -199,9 +216,92 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
             **_tables(user),
         }
         return render(request, "bots/play.html", context, status=error.http_status)
-    return redirect(game_path(game.pk))
+    return redirect("game", pk=game.pk)
 
 
-def game_path(game_id: int) -> str:
-    """A game's page (games.web)."""
-    return f"/games/{game_id}/"
+# --- forking a finished game's position --------------------------------------------------
+
+
+class ForkForm(PageForm):
+    """Play on from a step of an ended game: the same cards or a re-deal, and who sits where."""
+
+    error_fields: ClassVar[dict[str, str]] = {
+        "no_such_step": "step",
+        "step_game_over": "step",
+        "replay_not_available": "step",
+    }
+    step = forms.IntegerField(label=_("From step"), min_value=0)
+    cards = forms.ChoiceField(
+        label=_("The cards"),
+        choices=[
+            ("same", _("The same cards: everyone's hand and the deck as they were")),
+            ("redeal", _("Deal again everything no seat has seen (the deck and the hands)")),
+        ],
+        initial="same",
+        widget=forms.RadioSelect,
+    )
+
+    def __init__(self, *args: Any, game: Game, you: int | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        versions = _versions()
+        builtins = {v.pk: v.strategy for v in versions if v.bot.name.startswith("builtin-")}
+        played_by = dict(
+            SeatControl.objects.filter(seat__game=game).values_list("seat__number", "version_id")
+        )
+        for seat in range(game.seat_count):
+            version = played_by.get(seat)
+            if seat == (you if you is not None else 0):
+                initial = ME
+            elif version in builtins:
+                initial = f"strategy:{builtins[version]}"
+            elif version is not None:
+                initial = f"version:{version}"
+            else:
+                initial = PERSON
+            self.fields[f"opponent_{seat}"] = opponent_field(
+                seat, versions, firsts=(ME, PERSON), initial=initial
+            )
+        self.seat_count = game.seat_count
+
+    def clean(self) -> dict[str, Any]:
+        """At most one seat is yours."""
+        data = super().clean() or {}
+        mine = [n for n in range(self.seat_count) if data.get(f"opponent_{n}") == ME]
+        for seat in mine[1:]:
+            self.add_error(f"opponent_{seat}", _("You can take one seat only."))
+        return data
+
+    def your_seat(self) -> int | None:
+        return next(
+            (n for n in range(self.seat_count) if self.cleaned_data.get(f"opponent_{n}") == ME),
+            None,
+        )
+
+
+def fork(request: HttpRequest, pk: int) -> HttpResponse:
+    """Open a table that plays on from a step of an ended game (games.services.game_fork)."""
+    user = _user(request)
+    if user is None:
+        return redirect_to_login(request.get_full_path())
+    game = get_object_or_404(Game, pk=pk, mode=Game.Mode.DIGITAL)
+    you = game.seats.filter(user=user).values_list("number", flat=True).first()
+    data = request.POST if request.method == "POST" else None
+    form = ForkForm(data, game=game, you=you, initial={"step": request.GET.get("step", "0")})
+    if data is not None and form.is_valid():
+        seat = form.your_seat()
+        try:
+            forked = game_services.game_fork(
+                game=game,
+                step=form.cleaned_data["step"],
+                redeal=form.cleaned_data["cards"] == "redeal",
+                by=user,
+                take_seat=seat is not None,
+                seat=seat,
+                bots=_bots(form, game.seat_count),
+            )
+        except DomainError as error:
+            _refuse_seat(form, error)
+        else:
+            return redirect("game", pk=forked.pk)
+    status = 400 if form.errors else 200
+    return render(request, "bots/fork.html", {"form": form, "game": game}, status=status)

@@ -286,6 +286,7 @@ def replay_context(request: HttpRequest, game: Game) -> tuple[dict[str, Any], in
     context.update(
         _view_context(table, view, game, seat),
         step=step,
+        forkable=step in selectors.fork_steps(game),
         replay_seat=seat,
         step_events=[table.sentence(e) for entry in events for e in entry["events"]],
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -192,3 +193,107 @@ def test_a_person_may_open_a_table_of_bots_only_to_watch(client: Client, alice: 
     assert response["Location"] == f"/games/{game.pk}/"
     assert (game.status, game.bot_seats) == (Game.Status.ACTIVE, [0, 1, 2])
     assert not game.seats.filter(user=alice).exists()
+
+
+# --- playing on from a replay (fork) ------------------------------------------------------------
+
+
+@pytest.fixture
+def finished(alice: User) -> Game:
+    """A finished quick game of alice against a greedy and a shark."""
+    from bots import runner
+    from games import store
+    from games.engine import action_to_json, default_action
+    from games.seating import BotChoice
+
+    game = game_services.game_create(
+        by=alice,
+        rules=RuleSet.preset("2021", seats=3, ending="quick"),
+        bots=[BotChoice(1, "greedy"), BotChoice(2, "shark")],
+    )
+    while game.status == Game.Status.ACTIVE:
+        if game.to_act in game.bot_seats:
+            runner.play_turn(game.pk, game.version)
+        else:
+            state = store.load_state(game)
+            game_services.action_submit(
+                game_id=game.pk,
+                user=alice,
+                action=action_to_json(default_action(state), state.rules.edition),
+                version=game.version,
+            )
+        game.refresh_from_db()
+    return game
+
+
+def test_the_replay_offers_to_play_on_from_each_step_but_the_last(
+    client: Client, finished: Game
+) -> None:
+    mid = client.get(f"/games/{finished.pk}/replay/?step=4")
+    last = client.get(f"/games/{finished.pk}/replay/?step={finished.version}")
+
+    assert f'href="/play/fork/{finished.pk}/?step=4"' in mid.content.decode()
+    assert "/play/fork/" not in last.content.decode()  # the game was over by then
+
+
+def test_the_fork_form_starts_with_the_seats_as_they_were(client: Client, finished: Game) -> None:
+    response = client.get(f"/play/fork/{finished.pk}/?step=4")
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert re.search(r'<option value="me" selected>You</option>', page)
+    assert 'value="strategy:greedy" selected' in page
+    assert 'value="strategy:shark" selected' in page
+    assert 'name="step" value="4"' in page
+
+
+def test_playing_on_with_a_redeal_opens_a_table_against_the_same_bots(
+    client: Client, alice: User, finished: Game
+) -> None:
+    response = client.post(
+        f"/play/fork/{finished.pk}/",
+        {
+            "step": "4",
+            "cards": "redeal",
+            "opponent_0": "me",
+            "opponent_1": "strategy:greedy",
+            "opponent_2": "strategy:random",
+        },
+    )
+
+    forked = Game.objects.get(forked_from=finished)
+    assert response["Location"] == f"/games/{forked.pk}/"
+    assert (forked.fork_step, forked.fork_redeal) == (4, True)
+    assert (forked.status, forked.bot_seats) == (Game.Status.ACTIVE, [1, 2])
+    assert forked.seats.get(number=0).user == alice
+
+
+def test_a_fork_refused_is_said_beside_its_field_with_the_input_kept(
+    client: Client, finished: Game
+) -> None:
+    too_far = finished.version + 5
+    response = client.post(
+        f"/play/fork/{finished.pk}/",
+        {"step": str(too_far), "cards": "same", "opponent_0": "me", "opponent_1": "me"},
+    )
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'id="id_opponent_1_error"' in page  # one seat only
+    assert f'value="{too_far}"' in page
+    assert not Game.objects.filter(forked_from=finished).exists()
+
+    refused = client.post(
+        f"/play/fork/{finished.pk}/",
+        {"step": str(too_far), "cards": "same", "opponent_0": "me", "opponent_1": "person"},
+    )
+    assert refused.status_code == 400
+    assert 'id="id_step_error"' in refused.content.decode()
+    assert f"The game has {finished.version} steps." in text(refused.content)
+
+
+def test_a_visitor_is_asked_to_sign_in_before_playing_on(finished: Game) -> None:
+    response = Client().get(f"/play/fork/{finished.pk}/?step=3")
+
+    assert response.status_code == 302
+    assert response["Location"].startswith("/sign-in/")

@@ -103,3 +103,16 @@ def test_a_two_seat_game_against_a_bot_offers_the_draft_and_ends(
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert game.rules["seats"] == 2
+
+    # what if? play on from step 3 of its replay, everything hidden dealt again
+    page.get_by_role("link", name="Watch the replay").click()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-board")).to_have_attribute("data-step", "3")
+    page.get_by_role("link", name="Play on from here…").click()
+    page.get_by_label("Deal again everything no seat has seen (the deck and the hands)").check()
+    page.get_by_role("button", name="Open the table").click()
+    expect(page).to_have_url(re.compile(r"/games/\d+/$"))
+    forked = Game.objects.get(forked_from=game)
+    assert (forked.fork_step, forked.fork_redeal, forked.bot_seats) == (3, True, [1])
+    expect(page.locator("#board")).to_contain_text("Your hand")
