@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 
 from accounts.models import User
 from bots.models import SeatControl
+from games import services as game_services
 from games.models import Event, Game
 
 pytestmark = [
@@ -83,7 +84,7 @@ def test_a_newcomer_goes_from_the_home_page_to_a_finished_game_against_three_bot
     assert game.bot_seats == [1, 2, 3]
     person = User.objects.get(username="newcomer")
     origins = Event.objects.filter(game=game).values_list("actor", "origin")
-    assert (person.pk, "api") in set(origins)  # the clicks were the person's actions
+    assert (person.pk, "web") in set(origins)  # the clicks were the person's actions
     assert {o for _, o in origins} >= {"deal", "builtin"}
     assert offered  # the person had decisions to make
     controls = SeatControl.objects.filter(seat__game=game).values_list("strikes", flat=True)
@@ -106,6 +107,7 @@ def test_a_two_seat_game_against_a_bot_offers_the_draft_and_ends(
 
     # what if? play on from step 3 of its replay, everything hidden dealt again
     page.get_by_role("link", name="Watch the replay").click()
+    page.wait_for_load_state()  # the viewer's keys work once its script has run
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     expect(page.locator("#replay-board")).to_have_attribute("data-step", "3")
@@ -116,3 +118,6 @@ def test_a_two_seat_game_against_a_bot_offers_the_draft_and_ends(
     forked = Game.objects.get(forked_from=game)
     assert (forked.fork_step, forked.fork_redeal, forked.bot_seats) == (3, True, [1])
     expect(page.locator("#board")).to_contain_text("Your hand")
+    staff = User.objects.create_user(username="staff", is_staff=True)
+    game_services.game_abort(game=forked, by=staff, reason="test over")  # its stream ends
+    expect(page.locator("#board")).to_contain_text("The game was aborted.")
