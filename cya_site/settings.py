@@ -115,6 +115,9 @@ elif _database["ENGINE"] == "django.db.backends.postgresql":
     # prepared at first use); every other query binds on the client and is unaffected.
     _options = _database.setdefault("OPTIONS", {})
     _options.setdefault("prepare_threshold", 5)
+    # A server that accepts connections and then hangs must not hold a request, a task or
+    # a readiness probe for the kernel's TCP timeout: libpq gives up connecting after this.
+    _options.setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5, minimum=1))
     # ... and each is planned once: a prepared statement is otherwise planned afresh on
     # every run whenever PostgreSQL guesses a plan for its values may beat the generic
     # one, which for rows' keyed lookups and writes it never does (a ladder game's

@@ -139,6 +139,19 @@ def test_database_url_selects_postgresql(bare_env: pytest.MonkeyPatch) -> None:
     assert (database["HOST"], database["PORT"], database["NAME"]) == ("db.internal", 6543, "cya")
 
 
+def test_postgresql_gives_up_connecting_to_a_hung_server_after_a_few_seconds(
+    bare_env: pytest.MonkeyPatch,
+) -> None:
+    bare_env.setenv("DATABASE_URL", "postgres://u:p@db.internal:6543/cya")
+    assert _load_settings()["DATABASES"]["default"]["OPTIONS"]["connect_timeout"] == 5
+
+    bare_env.setenv("DB_CONNECT_TIMEOUT", "2")
+    assert _load_settings()["DATABASES"]["default"]["OPTIONS"]["connect_timeout"] == 2
+
+    bare_env.setenv("DATABASE_URL", "postgres://u:p@db.internal:6543/cya?connect_timeout=9")
+    assert _load_settings()["DATABASES"]["default"]["OPTIONS"]["connect_timeout"] == 9
+
+
 def test_an_unreadable_database_url_is_a_configuration_error(
     bare_env: pytest.MonkeyPatch,
 ) -> None:
