@@ -221,6 +221,29 @@ def _test_database_url() -> str:
     return f"postgres://{credentials}@{host}/{db['NAME']}"
 
 
+RUNNING_WORKERS: list[str] = []  # the session worker's node name, while it runs
+
+
+@pytest.fixture
+def worker_paused() -> Iterator[None]:
+    """The session's worker, if one runs, takes none of the tasks this test sends, and
+    they are dropped after it: a test of what the sweeps would resend must not race a
+    worker doing that very work (validating the versions it creates, holding the leases
+    it checks). Celery's own remote control: the worker stops consuming the queue."""
+    if RUNNING_WORKERS:
+        celery_app.control.cancel_consumer(
+            TEST_QUEUE, destination=RUNNING_WORKERS, reply=True, timeout=10
+        )
+    try:
+        yield
+    finally:
+        redis.Redis.from_url(settings.REDIS_URL).delete(TEST_QUEUE)
+        if RUNNING_WORKERS:
+            celery_app.control.add_consumer(
+                TEST_QUEUE, destination=RUNNING_WORKERS, reply=True, timeout=10
+            )
+
+
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real Celery worker process on Redis, consuming this session's queue.
@@ -266,8 +289,10 @@ def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactor
         except Exception as error:
             log.seek(0)
             pytest.fail(f"The Celery worker did not answer a ping ({error!r}):\n{log.read()}")
+        RUNNING_WORKERS.append(node)
         yield node
     finally:
+        RUNNING_WORKERS.clear()
         worker.terminate()
         try:
             worker.wait(timeout=20)

@@ -30,7 +30,8 @@ from tests.bots.checks import assert_finished_once, quick
 from tests.conftest import _test_database_url
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.usefixtures("transactional_db")
+# committed rows, and no worker doing the work these tests find left undone
+pytestmark = pytest.mark.usefixtures("transactional_db", "worker_paused")
 
 T = TypeVar("T")
 
