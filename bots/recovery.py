@@ -1,4 +1,5 @@
-"""Finding the work a crash or an outage left undone: matches and validations no worker holds.
+"""Finding the work a crash or an outage left undone: matches, validations and bot turns
+no worker holds.
 
 A match is sent to the workers when it is created, a validation when its version is; a
 worker that dies, a database that restarts under a task, a broker that restarts with
@@ -14,10 +15,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 
 from bots import services
 from bots.models import BotVersion, Match
+from games.models import Game
 
 BUSY = (Match.Status.SCHEDULED, Match.Status.RUNNING)
 VALIDATING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
@@ -64,3 +66,23 @@ def _take(found: QuerySet[Any], namespace: int, stale: datetime, now: datetime) 
     conditional update, so that two sweeps at once send each one once."""
     again = found.model._default_manager.filter(dispatched_at__lt=stale)
     return [pk for pk in _unheld(found, namespace) if again.filter(pk=pk).update(dispatched_at=now)]
+
+
+def idle_turns(now: datetime) -> list[tuple[int, int]]:
+    """Bot turns at people's tables left unplayed (a lost task, a worker that died): the
+    (game, version) of every active table whose bot has been to act for more than
+    SWEEP_AFTER_SECONDS and that no worker holds."""
+    stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    found = (
+        Game.objects.filter(status=Game.Status.ACTIVE, mode=Game.Mode.DIGITAL)
+        .exclude(bot_seats=[])
+        .annotate(last=Max("events__created_at"))
+        .filter(last__lt=stale)
+        .order_by("last")
+        .values_list("pk", "version", "to_act", "bot_seats")
+    )
+    return [
+        (pk, version)
+        for pk, version, to_act, bots in found[: settings.SWEEP_BATCH]
+        if to_act in bots and services.lease_free(services.LEASE_TURN, pk)
+    ]

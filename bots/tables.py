@@ -1,4 +1,4 @@
-"""Bots at people's tables: seating them, playing their turns, finding turns left unplayed.
+"""Bots at people's tables: seating them and playing their turns.
 
 A person opens a table with bot opponents (``POST /api/v1/games/`` with ``bots``); games
 knows only which seats are bots' (``Game.bot_seats``) and asks this module, through the
@@ -6,20 +6,19 @@ port it defines (games.seating), to seat them and, after every change that leave
 to act, to play. Each bot turn is a task (``bots.play_turn``) sent BOT_MOVE_DELAY_MS
 after the change, so people see the bots' moves one by one; it plays the seat exactly as
 a match would (bots.runner), and the action it submits announces the next decision,
-which sends the next bot's turn. A turn whose task was lost is found by the sweep.
+which sends the next bot's turn. A turn whose task was lost is found by
+the sweep (bots.recovery.idle_turns).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import User
-from bots import selectors, services
+from bots import selectors, tasks
 from bots.models import Bot, BotVersion, SeatControl
 from bots.validation import builtin_versions
 from cya_site import dispatch
@@ -35,10 +34,8 @@ class Players:
         table_seat(game=game, choices=choices, by=by)
 
     def turn(self, game_id: int, version: int) -> None:
-        from bots.tasks import play_turn
-
         delay = settings.BOT_MOVE_DELAY_MS / 1000
-        dispatch.send(play_turn, (game_id, version), countdown=delay)
+        dispatch.send(tasks.play_turn, (game_id, version), countdown=delay)
 
 
 def table_seat(*, game: Game, choices: Sequence[BotChoice], by: User) -> None:
@@ -129,23 +126,3 @@ def _seat_user(version: BotVersion, taken: set[int], seat: int) -> User:
         if extra.pk not in taken:
             return extra
     raise AssertionError("a table has at most eight seats")  # pragma: no cover
-
-
-def idle_turns(now: datetime) -> list[tuple[int, int]]:
-    """Bot turns at people's tables left unplayed (a lost task, a worker that died): the
-    (game, version) of every active table whose bot has been to act for more than
-    SWEEP_AFTER_SECONDS and that no worker holds."""
-    stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    found = (
-        Game.objects.filter(status=Game.Status.ACTIVE, mode=Game.Mode.DIGITAL)
-        .exclude(bot_seats=[])
-        .annotate(last=Max("events__created_at"))
-        .filter(last__lt=stale)
-        .order_by("last")
-        .values_list("pk", "version", "to_act", "bot_seats")
-    )
-    return [
-        (pk, version)
-        for pk, version, to_act, bots in found[: settings.SWEEP_BATCH]
-        if to_act in bots and services.lease_free(services.LEASE_TURN, pk)
-    ]

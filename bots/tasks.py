@@ -11,7 +11,7 @@ import logging
 from celery import shared_task
 from django.utils import timezone
 
-from bots import ladder, recovery, runner, services, tables, validation
+from bots import ladder, recovery, runner, services, validation
 from bots.models import BotVersion
 from cya_site import dispatch, metrics
 
@@ -128,7 +128,7 @@ def sweep() -> int:
     """Send again the matches, validations and bot turns a crash or an outage left undone."""
     now = timezone.now()
     matches, versions = recovery.idle_matches(now), recovery.idle_validations(now)
-    turns = tables.idle_turns(now)
+    turns = recovery.idle_turns(now)
     for match_id in matches:
         dispatch.send(play_match, (match_id,))
     for version_id in versions:

@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count
 
-from bots import recovery, tables
+from bots import recovery
 from bots.models import BotVersion, Match, RatingChange
 from cya_site import health
 from games import selectors as game_selectors
@@ -111,7 +111,7 @@ def idle_work(now: datetime) -> dict[str, int]:
     holds, bot turns at people's tables, overdue timed decisions."""
     return {
         **recovery.idle_counts(now),
-        "turns": len(tables.idle_turns(now)),
+        "turns": len(recovery.idle_turns(now)),
         "deadlines": game_selectors.overdue_decisions(now).count(),
     }
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from bots import runner, services, tables
+from bots import recovery, runner, services
 from bots.models import BotVersion, SeatControl, Strike
 from games import services as game_services
 from games import store
@@ -282,11 +282,11 @@ def test_the_sweep_finds_a_bot_turn_left_unplayed_and_only_that(alice: User) -> 
     assert people.status == Game.Status.OPEN
     later = timezone.now() + timedelta(hours=1)
 
-    found = tables.idle_turns(later)
+    found = recovery.idle_turns(later)
 
     expected = [(waiting.pk, waiting.version)] if waiting.to_act == 1 else []
     assert found == expected
-    assert tables.idle_turns(timezone.now()) == []  # not idle yet
+    assert recovery.idle_turns(timezone.now()) == []  # not idle yet
 
 
 # --- forks ----------------------------------------------------------------------------------
