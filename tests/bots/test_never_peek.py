@@ -26,7 +26,7 @@ CHEAP = {"ismcts": {"iterations": 6, "ms": None}}
 
 def choice(name: str, state: State, seat: int, seed: int) -> int:
     """What strategy ``name`` plays for ``seat`` in ``state`` with ``Random(seed)``."""
-    player = STRATEGIES[name](**CHEAP.get(name, {}))
+    player = STRATEGIES[name](**CHEAP.get(name, {}))  # type: ignore[arg-type]
     return player.choose(SeatView(state, seat), Random(seed))
 
 
