@@ -38,8 +38,9 @@ class SearchStrategy:
 
     ``iterations`` and ``ms`` bound each decision (whichever comes first; ``ms=None``
     makes a decision depend only on the view and the RNG, for tests and fair
-    benchmarks). The default, 200 ms, fits the ladder's 1,000 ms time control
-    (``LADDER_DECISION_MS``) with room to spare.
+    benchmarks). Only the heuristic's best ``width`` actions are searched. The default,
+    200 ms, fits the ladder's 1,000 ms time control (``LADDER_DECISION_MS``) with room
+    to spare.
     """
 
     name = "ismcts"
@@ -52,6 +53,8 @@ class SearchStrategy:
         rollout: str = "greedy",
         horizon: int = 60,
         exploration: float = 0.7,
+        width: int = 5,
+        margin: float = 0.02,
     ) -> None:
         if iterations is None and ms is None:
             raise ValueError("a search needs a budget: iterations, ms or both")
@@ -63,10 +66,13 @@ class SearchStrategy:
         self.ms = ms
         self.horizon = horizon
         self.exploration = exploration
+        self.width = width
+        self.margin = margin
         self.policy = _ROLLOUTS[rollout]()
+        self.prior = SharkStrategy()
 
     def choose(self, view: SeatView, rng: Random) -> int:
-        legal = view.legal()
+        legal = self.candidates(view, rng)
         if len(legal) == 1:
             return legal[0]
         state = view._state  # read only through the sampler: see the module docstring
@@ -84,8 +90,25 @@ class SearchStrategy:
             totals[i] += self._playout(after, seat, rng)
             visits[i] += 1
             done += 1
-        best = max(range(len(legal)), key=lambda k: (visits[k], totals[k], -k))
+        means = [totals[k] / visits[k] if visits[k] else 0.0 for k in range(len(legal))]
+        means[0] += self.margin  # the heuristic's choice, unless searching shows better
+        best = max(range(len(legal)), key=lambda k: (means[k], -k))
         return legal[best]
+
+    def candidates(self, view: SeatView, rng: Random) -> tuple[int, ...]:
+        """The actions worth searching: shark's choice first, then greedy's best few.
+
+        Searching every legal action spreads a small budget too thin (a turn may offer
+        dozens of discards and challenges); the heuristic ranks them and the search
+        decides between the best ``width``, keeping shark's choice unless the playouts
+        show another is better by ``margin``.
+        """
+        legal = view.legal()
+        if len(legal) <= 1:
+            return legal
+        first = self.prior.choose(view, rng)
+        ranked = sorted(legal, key=lambda a: -self.prior.score(view, a))
+        return (first, *[a for a in ranked if a != first][: self.width - 1])
 
     def _select(self, visits: list[int], totals: list[float], done: int) -> int:
         """UCB1: every action once (in order), then the best mean plus exploration."""
