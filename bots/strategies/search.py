@@ -70,6 +70,8 @@ class SearchStrategy:
         self.margin = margin
         self.policy = _ROLLOUTS[rollout]()
         self.prior = SharkStrategy()
+        self.searched = 0  # iterations over this player's life (benchmarks read it)
+        self.decisions = 0  # decisions it searched
 
     def choose(self, view: SeatView, rng: Random) -> int:
         legal = self.candidates(view, rng)
@@ -90,6 +92,8 @@ class SearchStrategy:
             totals[i] += self._playout(after, seat, rng)
             visits[i] += 1
             done += 1
+        self.searched += done
+        self.decisions += 1
         means = [totals[k] / visits[k] if visits[k] else 0.0 for k in range(len(legal))]
         means[0] += self.margin  # the heuristic's choice, unless searching shows better
         best = max(range(len(legal)), key=lambda k: (means[k], -k))
