@@ -177,10 +177,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ms = args.ms if args.ms is not None or args.iterations is not None else 200.0
     rules = RuleSet.preset(args.preset, seats=len(args.seat))
     rows = duplicate(rules, args.seat, args.deals, args.seed, maker(args.iterations, ms))
-    budget = f"search {args.iterations or '-'} iterations / {ms or '-'} ms"
+    searched = SearchStrategy.name in args.seat
+    budget = f", search {args.iterations or '-'} iterations / {ms or '-'} ms" if searched else ""
     print(
         f"{args.deals} deals x {len(args.seat)} rotations, {len(args.seat)} seats "
-        f"({args.preset}), seed {args.seed}, {budget}"
+        f"({args.preset}), seed {args.seed}{budget}"
     )
     print("\n".join(table(rows)))
     return 0
