@@ -34,12 +34,15 @@ class SetView:
 class SeatView:
     """The seat's knowledge: its hand and the public table. Read-only."""
 
-    __slots__ = ("_state", "_unseen", "seat")
+    __slots__ = ("_stacks", "_state", "_unseen", "seat")
 
     def __init__(self, state: State, seat: int) -> None:
         self._state = state
         self.seat = seat
         self._unseen: list[int] | None = None
+        # each seat's stack view, built once per view: greedy weighs every challenge
+        # against it, and the search player's playouts run greedy thousands of times
+        self._stacks: dict[int, tuple[SetView, ...]] = {}
 
     # --- the decision ------------------------------------------------------------------
 
@@ -107,6 +110,12 @@ class SeatView:
 
     def stack(self, seat: int) -> tuple[SetView, ...]:
         """A seat's stack, bottom first, as this seat has seen it."""
+        found = self._stacks.get(seat)
+        if found is None:
+            found = self._stacks[seat] = self._stack(seat)
+        return found
+
+    def _stack(self, seat: int) -> tuple[SetView, ...]:
         s = self._state
         bit = 1 << self.seat
         first_formed = s.table.first_formed
