@@ -5,6 +5,9 @@ own hand and everything public (stacks with the cards this seat has seen, the di
 pile, pile tops, counts, the challenge in progress) and nothing else. It reads the state
 directly instead of building ``observe``'s JSON, because strategies run on the ladder's
 hot path; ``tests/bots`` checks it against ``observe`` so both show the same knowledge.
+The search player alone reaches the State behind a view, and only to hand it to
+``redeal_hidden_from``, whose worlds depend on nothing the seat cannot see
+(``tests/bots/test_never_peek.py`` holds every built-in to that).
 """
 
 from __future__ import annotations
