@@ -51,7 +51,7 @@ class SearchStrategy:
         ms: float | None = 200.0,
         *,
         rollout: str = "greedy",
-        horizon: int = 60,
+        horizon: int = 25,
         exploration: float = 0.7,
         width: int = 5,
         margin: float = 0.02,
