@@ -20,7 +20,7 @@ from django.utils import timezone
 from accounts.models import User
 from bots import selectors, tasks
 from bots.models import Bot, BotVersion, SeatControl
-from bots.validation import builtin_versions
+from bots.validation import SEATABLE_BUILTINS, builtin_versions
 from cya_site import dispatch
 from cya_site.errors import DomainError
 from games.models import Game, Seat
@@ -92,7 +92,7 @@ def _chosen_versions(choices: Sequence[BotChoice]) -> dict[BotChoice, BotVersion
             out[choice] = found[choice.version]
             continue
         if builtins is None:
-            builtins = {v.strategy: v for v in builtin_versions()}
+            builtins = {v.strategy: v for v in builtin_versions(SEATABLE_BUILTINS)}
         if choice.strategy not in builtins:
             raise DomainError(
                 "unknown_strategy",

@@ -15,26 +15,29 @@ from bots.models import Bot, BotVersion, Match, SeatControl
 from games.engine import RuleSet
 
 BUILTIN_OPPONENTS = ("shark", "greedy", "random")
+# every built-in a person may seat at a table: the validation game keeps to the three
+# cheap ones above (it seats all of them), the search player only costs time at tables
+SEATABLE_BUILTINS = (*BUILTIN_OPPONENTS, "ismcts")
 
 
-def builtin_versions() -> list[BotVersion]:
-    """The platform's built-in bots (created on first use), one ready version each.
+def builtin_versions(names: tuple[str, ...] = BUILTIN_OPPONENTS) -> list[BotVersion]:
+    """The platform's built-in bots ``names`` (created on first use), one ready version each.
 
     Race-free: validations started together on a fresh site create them once (the
     first takes a lock, the others wait for it and then find them).
     """
-    found = _builtin_ready()
+    found = _builtin_ready(names)
     if found is not None:
         return found
     with transaction.atomic():
         services.serialised(services.LEASE_BUILTIN)
         owner = services.platform_user()
-        return [_builtin(owner, name) for name in BUILTIN_OPPONENTS]
+        return [_builtin(owner, name) for name in names]
 
 
-def _builtin_ready() -> list[BotVersion] | None:
+def _builtin_ready(strategies: tuple[str, ...]) -> list[BotVersion] | None:
     """The built-in versions if every one exists (two queries), else None."""
-    names = [f"builtin-{name}" for name in BUILTIN_OPPONENTS]
+    names = [f"builtin-{name}" for name in strategies]
     ready = {
         v.bot.name: v
         for v in BotVersion.objects.filter(

@@ -238,15 +238,3 @@ def chance_of_none(view: SeatView, kind: int, hand: int) -> float:
     if hand > pool:
         return 0.0
     return comb(pool - matching, hand) / comb(pool, hand) if pool else 1.0
-
-
-STRATEGIES: dict[str, type[RandomStrategy] | type[GreedyStrategy]] = {
-    "random": RandomStrategy,
-    "greedy": GreedyStrategy,
-    "shark": SharkStrategy,
-}
-
-
-def strategy(name: str) -> Strategy:
-    """A fresh instance of a built-in strategy by name (KeyError if there is none)."""
-    return STRATEGIES[name]()

@@ -5,6 +5,9 @@ own hand and everything public (stacks with the cards this seat has seen, the di
 pile, pile tops, counts, the challenge in progress) and nothing else. It reads the state
 directly instead of building ``observe``'s JSON, because strategies run on the ladder's
 hot path; ``tests/bots`` checks it against ``observe`` so both show the same knowledge.
+The search player alone reaches the State behind a view, and only to hand it to
+``redeal_hidden_from``, whose worlds depend on nothing the seat cannot see
+(``tests/bots/test_never_peek.py`` holds every built-in to that).
 """
 
 from __future__ import annotations
@@ -34,12 +37,15 @@ class SetView:
 class SeatView:
     """The seat's knowledge: its hand and the public table. Read-only."""
 
-    __slots__ = ("_state", "_unseen", "seat")
+    __slots__ = ("_stacks", "_state", "_unseen", "seat")
 
     def __init__(self, state: State, seat: int) -> None:
         self._state = state
         self.seat = seat
         self._unseen: list[int] | None = None
+        # each seat's stack view, built once per view: greedy weighs every challenge
+        # against it, and the search player's playouts run greedy thousands of times
+        self._stacks: dict[int, tuple[SetView, ...]] = {}
 
     # --- the decision ------------------------------------------------------------------
 
@@ -107,6 +113,12 @@ class SeatView:
 
     def stack(self, seat: int) -> tuple[SetView, ...]:
         """A seat's stack, bottom first, as this seat has seen it."""
+        found = self._stacks.get(seat)
+        if found is None:
+            found = self._stacks[seat] = self._stack(seat)
+        return found
+
+    def _stack(self, seat: int) -> tuple[SetView, ...]:
         s = self._state
         bit = 1 << self.seat
         first_formed = s.table.first_formed

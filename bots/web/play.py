@@ -37,6 +37,7 @@ STRATEGY_NAMES = {
     "random": _("Random (built-in: any legal move)"),
     "greedy": _("Greedy (built-in: the best move now)"),
     "shark": _("Shark (built-in: counts cards)"),
+    "ismcts": _("Strong (built-in: searches ahead)"),
 }
 OPEN_TABLES_SHOWN = 30
 

@@ -15,7 +15,7 @@ from .actions import describe
 from .actions import from_json as action_from_json
 from .actions import to_json as action_to_json
 from .errors import EngineError, GameOver, IllegalAction, InvalidRules, MalformedAction, NotYourTurn
-from .fork import fork
+from .fork import fork, redeal_hidden_from
 from .legal import legal_actions
 from .observe import observe
 from .play import Decision, apply, decision, default_action, new_game, replay, resign
@@ -45,6 +45,7 @@ __all__ = [
     "legal_actions",
     "new_game",
     "observe",
+    "redeal_hidden_from",
     "replay",
     "resign",
     "state_from_json",

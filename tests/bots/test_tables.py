@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from bots import recovery, runner, services
 from bots.models import BotVersion, SeatControl, Strike
+from bots.validation import BUILTIN_OPPONENTS, SEATABLE_BUILTINS
 from games import services as game_services
 from games import store
 from games.engine import RuleSet, action_to_json, default_action
@@ -339,3 +340,30 @@ def test_forking_with_a_bot_in_your_old_seat_seats_you_in_the_lowest_free_one(
     players = [seat["player"] and seat["player"]["username"] for seat in body["seats"]]
     assert players == ["bot.builtin-greedy", "alice", None]
     assert body["status"] == "open"  # seat 2 waits for a person
+
+
+def test_the_strong_search_player_can_be_seated_and_plays_its_turn(
+    client: APIClient, alice: User
+) -> None:
+    """Issue 17: ``ismcts`` is seatable, while validation keeps to the three cheap ones."""
+    assert "ismcts" in SEATABLE_BUILTINS
+    assert "ismcts" not in BUILTIN_OPPONENTS
+    body = create(client, seats=2, bots=[{"seat": 1, "strategy": "ismcts"}]).json()
+    assert body["seats"][1]["player"]["username"] == "bot.builtin-ismcts"
+    game = Game.objects.get(pk=body["id"])
+    for _ in range(50):
+        game.refresh_from_db()
+        if game.to_act == 1:
+            before = game.version
+            assert runner.play_turn(game.pk, game.version) == "played"
+            game.refresh_from_db()
+            assert game.version > before
+            return
+        state = store.load_state(game)
+        game_services.action_submit(
+            game_id=game.pk,
+            user=alice,
+            action=action_to_json(default_action(state), state.rules.edition),
+            version=game.version,
+        )
+    raise AssertionError("the search player never got a turn")

@@ -1,0 +1,113 @@
+"""``redeal_hidden_from(state, seat, seed)``: what a seat cannot tell from the real position.
+
+The sampler of the search player and the never-peek tests of every built-in strategy
+rest on it: no card is created or lost, the seat's observation (its own hand included)
+and legal actions are unchanged, and the result depends only on what the seat knows.
+"""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from games.engine import (
+    GameOver,
+    RuleSet,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    redeal_hidden_from,
+)
+from tests.engine.strategies import Game, choose, games, seeds, states, strides
+from tests.engine.test_observe_leaks import leak_rules, redeal_hidden
+from tests.engine.test_properties import cards_in_play
+
+
+@given(games(), strides, seeds)
+def test_a_redeal_creates_and_loses_no_card_and_keeps_every_size(
+    game: Game, stride: int, seed: int
+) -> None:
+    """RULES #2, 1.4: the same cards, the same hand, deck and pile sizes."""
+    for n, state in enumerate(states(game)):
+        if n % stride or state.over:
+            continue
+        seat = state.to_act
+        other = redeal_hidden_from(state, seat, seed)
+        assert cards_in_play(other) == cards_in_play(state)
+        assert other.hands[seat] == state.hands[seat]
+        assert [h.size for h in other.hands] == [h.size for h in state.hands]
+        assert len(other.deck_left) == len(state.deck_left)
+        assert [len(p) for p in other.piles] == [len(p) for p in state.piles]
+        assert other.version == state.version
+        assert other.seed == seed
+
+
+@given(games(leak_rules), strides, seeds)
+def test_a_redeal_changes_nothing_the_seat_observes_nor_its_legal_actions(
+    game: Game, stride: int, seed: int
+) -> None:
+    """RULES #9, 2.8.5, 2.8.11: the seat sees the same table, hand and choices."""
+    for n, state in enumerate(states(game)):
+        if n % stride or state.over:
+            continue
+        for seat in range(game.rules.seats):
+            other = redeal_hidden_from(state, seat, seed)
+            assert observe(other, seat) == observe(state, seat)
+            if seat == state.to_act:
+                assert legal_actions(other) == legal_actions(state)
+
+
+@given(games(leak_rules), strides, seeds, st.integers())
+def test_a_redeal_depends_only_on_what_the_seat_knows(
+    game: Game, stride: int, seed: int, shuffle: int
+) -> None:
+    """Two positions the seat cannot tell apart (an independent re-deal of its hidden
+    cards, tests/engine/test_observe_leaks.py) re-deal to the very same state."""
+    rng = Random(shuffle)
+    for n, state in enumerate(states(game)):
+        if n % stride or state.over:
+            continue
+        seat = state.to_act
+        twin = redeal_hidden(state, seat, rng)
+        assert redeal_hidden_from(twin, seat, seed) == redeal_hidden_from(state, seat, seed)
+
+
+@given(games(), strides, seeds, seeds)
+def test_a_redealt_position_plays_on_to_the_end(
+    game: Game, stride: int, seed: int, choices: int
+) -> None:
+    """Every re-dealt position is a valid one: random-legal play from it ends the game."""
+    state = next(s for n, s in enumerate(states(game)) if n == stride or s.over)
+    if state.over:
+        return
+    other = redeal_hidden_from(state, state.to_act, seed)
+    rng = Random(choices)
+    for _ in range(20_000):
+        if other.over:
+            break
+        other = apply(other, choose(other, rng))[0]
+    assert other.over
+
+
+def test_a_redeal_really_deals_the_hidden_cards_again() -> None:
+    """Two seeds give two deals of the others' hands; the seat's own hand stays."""
+    state = new_game(RuleSet.preset("2021", seats=4), seed=3)
+    one, two = redeal_hidden_from(state, 1, 1), redeal_hidden_from(state, 1, 2)
+    assert one.hands[1] == two.hands[1] == state.hands[1]
+    assert one.hands != two.hands
+    assert one.deck_left != two.deck_left
+
+
+def test_a_redeal_refuses_a_finished_game_and_a_bad_seat() -> None:
+    state = new_game(RuleSet.preset("2021", seats=2), seed=3)
+    with pytest.raises(ValueError, match="seat"):
+        redeal_hidden_from(state, 2, 1)
+    rng = Random(1)
+    while not state.over:
+        state = apply(state, choose(state, rng))[0]
+    with pytest.raises(GameOver):
+        redeal_hidden_from(state, 0, 1)
