@@ -120,8 +120,9 @@ def game_create(
         seating.players().seat(game=_locked(game.pk), choices=bots, by=by)
         game.bot_seats = sorted(choice.seat for choice in bots)
         game.save(update_fields=["bot_seats"])
-    _start_if_full(game)
-    game.refresh_from_db()
+    if game.auto_start:  # seated and maybe dealt by now: the row as it stands
+        _start_if_full(game)
+        game.refresh_from_db()
     return game
 
 
