@@ -98,6 +98,8 @@ def board_context(
         if seat is None or seat.time_bank_ms is None
         else seat.time_bank_ms // 1000,
     )
+    if game.status == Game.Status.ABORTED:  # the engine's state still has a decision pending
+        context.update(decision_words=_("The game was aborted."), challenge_words="")
     return context
 
 

@@ -396,3 +396,16 @@ def test_a_game_still_being_played_has_no_replay_yet(
 
     assert client.get(f"/games/{game.pk}/replay/").status_code == 404
     assert "Watch the replay" not in text(client.get(f"/games/{game.pk}/").content)
+
+
+def test_an_aborted_game_says_so_instead_of_whose_turn_it_was(client: Client) -> None:
+    staff = User.objects.create_user(username="staff-aborter", is_staff=True)
+    alice = User.objects.create_user(username="alice-aborted")
+    game = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=2), auto_start=True)
+    services.game_join(game=game, user=User.objects.create_user(username="bob-aborted"))
+    services.game_abort(game=game, by=staff, reason="test")
+
+    page = text(client.get(f"/games/{game.pk}/").content)
+
+    assert page.count("The game was aborted.") == 1
+    assert "'s turn." not in page
