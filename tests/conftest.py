@@ -22,6 +22,8 @@ import pytest
 import redis
 from django.conf import settings
 from django.db import connection
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
@@ -33,6 +35,31 @@ from tests.bots.bot_servers import free_port
 from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
 from tests.clients import authenticate
 from tests.factories import UserFactory
+
+# Hypothesis profiles, loaded here, before any test module is imported: a property test
+# takes the profile in force when its module is imported (an engine test module imported
+# by another package's tests first would run under hypothesis's defaults, a 200 ms
+# deadline among them). ``ci`` (the default) keeps the property tests to about a minute on
+# a 2-core machine; ``thorough`` runs many more examples:
+#
+#     HYPOTHESIS_PROFILE=thorough .venv/bin/pytest tests/engine
+#
+# Neither has a deadline: a whole random playout is one example, and its length varies
+# (speed is measured in benchmarks/, never by a timed test). Each example is far slower
+# than hypothesis expects of a data draw, and the autouse cache fixture below is
+# irrelevant to the engine.
+_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+hypothesis_settings.register_profile(
+    "ci", max_examples=60, deadline=None, print_blob=True, suppress_health_check=_SUPPRESSED
+)
+hypothesis_settings.register_profile(
+    "thorough",
+    max_examples=1_000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SUPPRESSED,
+)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_CHECK_FAILED = 3

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from bots.strategies import STRATEGIES, SeatView, strategy
 from games.engine import State, redeal_hidden_from
+from tests.engine.hidden import leak_rules, redeal_hidden
 from tests.engine.strategies import Game, games, seeds, states, strides
-from tests.engine.test_observe_leaks import leak_rules, redeal_hidden
 
 # the search player gets a tiny iteration budget: deterministic, and quick enough
 CHEAP = {"ismcts": {"iterations": 6, "ms": None}}

@@ -1,7 +1,7 @@
 """Engine invariants over random-legal playouts in every preset and option combination.
 
 Each example plays one whole game (``strategies.playout``) or a bounded part of one, so
-the ``ci`` profile (tests/engine/conftest.py) keeps the suite fast; run with
+the ``ci`` profile (tests/conftest.py) keeps the suite fast; run with
 ``HYPOTHESIS_PROFILE=thorough`` for many more games.
 """
 

@@ -22,8 +22,8 @@ from games.engine import (
     observe,
     redeal_hidden_from,
 )
+from tests.engine.hidden import leak_rules, redeal_hidden
 from tests.engine.strategies import Game, choose, games, seeds, states, strides
-from tests.engine.test_observe_leaks import leak_rules, redeal_hidden
 from tests.engine.test_properties import cards_in_play
 
 
