@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from accounts.models import User
+from bots import runner
 from bots.models import Match, MatchEntry, RatingChange, SeatControl
 from games import eventlog, store
-from games.engine import RuleSet, State
+from games import services as game_services
+from games.engine import RuleSet, State, action_to_json, default_action
 from games.models import Game
 
 
@@ -78,3 +81,23 @@ def seat_origins(control: SeatControl) -> list[str]:
     """The origin of every action logged for the control's seat, in order."""
     game = Game.objects.get(pk=control.seat.game_id)
     return [e.origin for e in eventlog.entries(game, after=0) if e.seat == control.seat.number]
+
+
+def play_to_the_end(game: Game, person: User) -> Game:
+    """The person answers with the safe default; each bot turn is played as the task
+    would play it."""
+    for _ in range(5000):
+        game.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            return game
+        if game.to_act in game.bot_seats:
+            assert runner.play_turn(game.pk, game.version) == "played"
+        else:
+            state = store.load_state(game)
+            game_services.action_submit(
+                game_id=game.pk,
+                user=person,
+                action=action_to_json(default_action(state), state.rules.edition),
+                version=game.version,
+            )
+    raise AssertionError("the game did not end")

@@ -13,7 +13,9 @@ from bots.models import SeatControl
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
+from games.seating import BotChoice
 from tests.bots.bot_servers import webhook_version
+from tests.bots.checks import play_to_the_end
 from tests.factories import UserFactory
 from tests.pages import BUDGET, text, transfer_size
 
@@ -201,29 +203,12 @@ def test_a_person_may_open_a_table_of_bots_only_to_watch(client: Client, alice: 
 @pytest.fixture
 def finished(alice: User) -> Game:
     """A finished quick game of alice against a greedy and a shark."""
-    from bots import runner
-    from games import store
-    from games.engine import action_to_json, default_action
-    from games.seating import BotChoice
-
     game = game_services.game_create(
         by=alice,
         rules=RuleSet.preset("2021", seats=3, ending="quick"),
         bots=[BotChoice(1, "greedy"), BotChoice(2, "shark")],
     )
-    while game.status == Game.Status.ACTIVE:
-        if game.to_act in game.bot_seats:
-            runner.play_turn(game.pk, game.version)
-        else:
-            state = store.load_state(game)
-            game_services.action_submit(
-                game_id=game.pk,
-                user=alice,
-                action=action_to_json(default_action(state), state.rules.edition),
-                version=game.version,
-            )
-        game.refresh_from_db()
-    return game
+    return play_to_the_end(game, alice)
 
 
 def test_the_replay_offers_to_play_on_from_each_step_but_the_last(

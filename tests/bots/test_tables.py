@@ -32,6 +32,7 @@ from tests.bots.bot_servers import (
     good_bot,
     webhook_version,
 )
+from tests.bots.checks import play_to_the_end
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -58,26 +59,6 @@ def create(client: APIClient, **body: Any) -> Any:
 
 def join_as_bob(api_as: Callable[[User], APIClient], game_id: int) -> Any:
     return api_as(UserFactory.create(username="bob")).post(f"/api/v1/games/{game_id}/join/", {})
-
-
-def play_to_the_end(game: Game, person: User) -> Game:
-    """The person answers with the safe default; each bot turn is played as the task
-    would play it."""
-    for _ in range(5000):
-        game.refresh_from_db()
-        if game.status != Game.Status.ACTIVE:
-            return game
-        if game.to_act in game.bot_seats:
-            assert runner.play_turn(game.pk, game.version) == "played"
-        else:
-            state = store.load_state(game)
-            game_services.action_submit(
-                game_id=game.pk,
-                user=person,
-                action=action_to_json(default_action(state), state.rules.edition),
-                version=game.version,
-            )
-    raise AssertionError("the game did not end")
 
 
 # --- seating ----------------------------------------------------------------------------------
