@@ -14,7 +14,10 @@ arguments print the same figures (time-bound search aside: give ``--iterations``
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from math import sqrt
 from random import Random
@@ -26,7 +29,7 @@ from games.engine.scoring import ranking
 
 from .builtin import Strategy
 from .registry import STRATEGIES, strategy
-from .search import SearchStrategy
+from .search import DEFAULT_ITERATIONS, SearchStrategy
 from .view import SeatView
 
 Z95 = 1.96
@@ -80,46 +83,129 @@ class Row:
     sigma: float
 
 
-def duplicate(
+@dataclass(frozen=True)
+class Maker:
+    """Strategies by name, the search player with this budget (picklable, for ``jobs``)."""
+
+    iterations: int | None = None
+    ms: float | None = None
+
+    def __call__(self, name: str) -> Strategy:
+        if name == SearchStrategy.name and (self.iterations, self.ms) != (None, None):
+            return SearchStrategy(iterations=self.iterations, ms=self.ms)
+        return strategy(name)
+
+
+def budget(iterations: int | None, ms: float | None) -> Maker:
+    """The search budget a measurement asked for, or the default without its time cap.
+
+    The default is ``DEFAULT_ITERATIONS`` capped at ``DEFAULT_MS``; a measurement drops
+    the cap, which only a slow or overloaded machine reaches, so that its figures do not
+    depend on the machine's load.
+    """
+    if iterations is None and ms is None:
+        return Maker(DEFAULT_ITERATIONS, None)
+    return Maker(iterations, ms)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One deal played once per seat rotation: each game's places, and the search's work."""
+
+    places: tuple[tuple[int, ...], ...]  # per rotation, the place of each entry
+    winners: tuple[tuple[int, ...], ...]  # per rotation, the winning entries
+    searched: int  # search iterations spent on this deal
+    decisions: int  # decisions the search player searched
+
+
+_PLAYERS: dict[tuple[RuleSet, tuple[str, ...], Maker], list[Strategy]] = {}
+
+
+def deal(rules: RuleSet, names: tuple[str, ...], make: Maker, seed: int) -> Deal:
+    """Play deal ``seed`` once per rotation of ``names`` round the table.
+
+    Its own RNG, seeded from the deal, drives every choice, so a deal's games do not
+    depend on which deals were played before it, or in which process.
+    """
+    key = (rules, names, make)
+    if key not in _PLAYERS:  # strategies are reused for a process's deals
+        _PLAYERS[key] = [make(name) for name in names]
+    players = _PLAYERS[key]
+    searches = [p for p in players if isinstance(p, SearchStrategy)]
+    before = sum(s.searched for s in searches), sum(s.decisions for s in searches)
+    rng = Random(seed)
+    n = len(names)
+    placed, won = [], []
+    for r in range(n):
+        entry_at = [(k + r) % n for k in range(n)]  # seat k is played by entry_at[k]
+        state = play(rules, seed, [players[e] for e in entry_at], rng)
+        where = places(state)
+        by_entry = [0] * n
+        for k, e in enumerate(entry_at):
+            by_entry[e] = where[k]
+        placed.append(tuple(by_entry))
+        won.append(tuple(sorted(entry_at[k] for k in state.winners)))
+    return Deal(
+        tuple(placed),
+        tuple(won),
+        sum(s.searched for s in searches) - before[0],
+        sum(s.decisions for s in searches) - before[1],
+    )
+
+
+def deals_played(
     rules: RuleSet,
     names: Sequence[str],
     deals: int,
     seed: int,
-    make: Callable[[str], Strategy] = strategy,
+    make: Maker,
     progress: Callable[[int], None] | None = None,
-) -> list[Row]:
-    """Play ``deals`` deals, each once per seat rotation; the strength of each strategy."""
+    jobs: int = 1,
+) -> list[Deal]:
+    """Deals ``seed * 100_003 + d`` for ``d < deals``, in order, on ``jobs`` processes.
+
+    The same arguments give the same deals whatever ``jobs`` is (time-bound search aside).
+    """
+    seeds = [seed * 100_003 + d for d in range(deals)]
+    key = tuple(names)
+    if jobs <= 1:
+        out = []
+        for d, s in enumerate(seeds):
+            out.append(deal(rules, key, make, s))
+            if progress is not None:
+                progress(d + 1)
+        return out
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        futures = [pool.submit(deal, rules, key, make, s) for s in seeds]
+        for done, _ in enumerate(as_completed(futures), start=1):
+            if progress is not None:
+                progress(done)
+        return [f.result() for f in futures]
+
+
+def strength(names: Sequence[str], played: Sequence[Deal]) -> list[Row]:
+    """Each strategy's win share and place over deals, and its OpenSkill rating in order."""
     n = len(names)
-    players = [make(name) for name in names]  # entry i plays as names[i]
-    rng = Random(seed)
     model = PlackettLuce()
     ratings = [model.rating(name=f"{name}#{i}") for i, name in enumerate(names)]
     kinds = sorted(set(names))
     win_by_deal: dict[str, list[float]] = {k: [] for k in kinds}
     place_by_deal: dict[str, list[float]] = {k: [] for k in kinds}
-    for d in range(deals):
-        deal_seed = seed * 100_003 + d
+    for one in played:
         wins = dict.fromkeys(kinds, 0.0)
         placed = dict.fromkeys(kinds, 0.0)
-        for r in range(n):
-            entry_at = [(k + r) % n for k in range(n)]  # seat k is played by entry_at[k]
-            state = play(rules, deal_seed, [players[e] for e in entry_at], rng)
-            where = places(state)
-            share = 1 / len(state.winners)
-            for k, e in enumerate(entry_at):
-                placed[names[e]] += where[k]
-                if k in state.winners:
-                    wins[names[e]] += share
-            teams = [[ratings[e]] for e in entry_at]
-            rated = model.rate(teams, ranks=[float(p) for p in where])
-            for k, e in enumerate(entry_at):
-                ratings[e] = rated[k][0]
+        for where, winners in zip(one.places, one.winners, strict=True):
+            for e in range(n):
+                placed[names[e]] += where[e]
+            for e in winners:
+                wins[names[e]] += 1 / len(winners)  # a shared win counts 1/k to each
+            rated = model.rate([[r] for r in ratings], ranks=[float(p) for p in where])
+            ratings = [team[0] for team in rated]
         for kind in kinds:
             seat_games = n * names.count(kind)  # this deal's games times its seats
             win_by_deal[kind].append(wins[kind] / seat_games)
             place_by_deal[kind].append(placed[kind] / seat_games)
-        if progress is not None:
-            progress(d + 1)
     rows = []
     for kind in kinds:
         mine = [ratings[i] for i, name in enumerate(names) if name == kind]
@@ -127,7 +213,7 @@ def duplicate(
             Row(
                 name=kind,
                 seats=names.count(kind),
-                games=deals * n,
+                games=len(played) * n,
                 win=interval(win_by_deal[kind]),
                 place=interval(place_by_deal[kind]),
                 mu=sum(r.mu for r in mine) / len(mine),
@@ -137,15 +223,18 @@ def duplicate(
     return rows
 
 
-def maker(iterations: int | None, ms: float | None) -> Callable[[str], Strategy]:
-    """Strategies by name, the search player with this budget."""
-
-    def make(name: str) -> Strategy:
-        if name == SearchStrategy.name:
-            return SearchStrategy(iterations=iterations, ms=ms)
-        return strategy(name)
-
-    return make
+def duplicate(
+    rules: RuleSet,
+    names: Sequence[str],
+    deals: int,
+    seed: int,
+    make: Maker | None = None,
+    progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
+) -> list[Row]:
+    """Play ``deals`` deals, each once per seat rotation; the strength of each strategy."""
+    played = deals_played(rules, names, deals, seed, make or Maker(), progress, jobs)
+    return strength(names, played)
 
 
 def table(rows: Sequence[Row]) -> list[str]:
@@ -169,19 +258,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--iterations", type=int, default=None, help="search budget per move")
     parser.add_argument("--ms", type=float, default=None, help="search time per move")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
     args = parser.parse_args(argv)
     if len(args.seat) < 2:
         parser.error("seat at least two strategies")
     if args.deals < 1:
         parser.error("--deals must be at least 1")
-    ms = args.ms if args.ms is not None or args.iterations is not None else 200.0
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    make = budget(args.iterations, args.ms)
     rules = RuleSet.preset(args.preset, seats=len(args.seat))
-    rows = duplicate(rules, args.seat, args.deals, args.seed, maker(args.iterations, ms))
+    rows = duplicate(rules, args.seat, args.deals, args.seed, make, jobs=args.jobs)
     searched = SearchStrategy.name in args.seat
-    budget = f", search {args.iterations or '-'} iterations / {ms or '-'} ms" if searched else ""
+    spent = f", search {make.iterations or '-'} iterations / {make.ms or '-'} ms"
     print(
         f"{args.deals} deals x {len(args.seat)} rotations, {len(args.seat)} seats "
-        f"({args.preset}), seed {args.seed}{budget}"
+        f"({args.preset}), seed {args.seed}{spent if searched else ''}"
     )
     print("\n".join(table(rows)))
     return 0

@@ -31,15 +31,18 @@ from .view import SeatView
 
 MAX_SEED = 2**63
 LEAD_SCALE = 150_000.0  # dollars of lead that count as a near-certain edge
+DEFAULT_ITERATIONS = 200  # about 100 ms a decision on one core of the CI machine
+DEFAULT_MS = 500.0  # a cap for slow or busy machines: half the ladder's 1,000 ms
 
 
 class SearchStrategy:
     """Determinized information-set Monte Carlo search with UCB1 at the root.
 
-    ``iterations`` and ``ms`` bound each decision (whichever comes first; ``ms=None``
+    ``iterations`` and ``ms`` bound each decision, whichever comes first; ``ms=None``
     makes a decision depend only on the view and the RNG, for tests and fair
-    benchmarks). Only the heuristic's best ``width`` actions are searched. The default,
-    200 ms, fits the ladder's 1,000 ms time control (``LADDER_DECISION_MS``) with room
+    benchmarks. Only the heuristic's best ``width`` actions are searched. The default,
+    200 iterations capped at 500 ms, plays as strongly on a busy worker as on an idle
+    one and fits the ladder's 1,000 ms time control (``LADDER_DECISION_MS``) with room
     to spare.
     """
 
@@ -47,8 +50,8 @@ class SearchStrategy:
 
     def __init__(
         self,
-        iterations: int | None = None,
-        ms: float | None = 200.0,
+        iterations: int | None = DEFAULT_ITERATIONS,
+        ms: float | None = DEFAULT_MS,
         *,
         rollout: str = "greedy",
         horizon: int = 25,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 from bots.strategies import SearchStrategy, SeatView, strategy
-from bots.strategies.arena import duplicate, maker, play
+from bots.strategies.arena import Maker, budget, deals_played, duplicate, play
 from bots.strategies.search import value
 from games.engine import RuleSet, apply, legal_actions, new_game
 from tests.engine.strategies import Game, games
@@ -44,8 +44,8 @@ def test_a_seed_and_an_iteration_budget_decide_the_choice() -> None:
 
 
 def test_a_time_budget_bounds_a_decision() -> None:
-    """The default fits the ladder's 1,000 ms; a 20 ms budget stops near 20 ms."""
-    assert SearchStrategy().ms == 200.0
+    """The default is capped at half the ladder's 1,000 ms; a 20 ms budget stops near 20 ms."""
+    assert (SearchStrategy().iterations, SearchStrategy().ms) == (200, 500.0)
     state = new_game(RuleSet.preset("2021", seats=4), seed=11)
     view = SeatView(state, state.to_act)
     start = perf_counter()
@@ -93,7 +93,7 @@ def test_a_lead_is_worth_more_than_a_deficit_and_a_win_is_worth_one() -> None:
 def test_the_arena_searches_past_a_random_player_with_a_small_budget() -> None:
     """Duplicate deals, intervals and ratings: ismcts beats random even on 8 iterations."""
     rules = RuleSet.preset("2021", seats=2)
-    rows = {r.name: r for r in duplicate(rules, ["ismcts", "random"], 3, 1, maker(8, None))}
+    rows = {r.name: r for r in duplicate(rules, ["ismcts", "random"], 3, 1, Maker(8, None))}
     assert rows["ismcts"].games == rows["random"].games == 6
     assert rows["ismcts"].win.mean > rows["random"].win.mean
     assert rows["ismcts"].place.mean < rows["random"].place.mean
@@ -105,3 +105,19 @@ def test_arena_play_is_the_same_game_for_the_same_seed() -> None:
     rules = RuleSet.preset("2021", seats=3)
     seats = [strategy("shark"), strategy("greedy"), strategy("random")]
     assert play(rules, 4, seats, Random(1)) == play(rules, 4, seats, Random(1))
+
+
+def test_duplicate_deals_are_the_same_on_one_process_or_two() -> None:
+    """Each deal has its own RNG, so spreading deals over processes changes no figure."""
+    rules = RuleSet.preset("2021", seats=3)
+    names = ["ismcts", "shark", "greedy"]
+    one = deals_played(rules, names, 3, 5, Maker(4, None), jobs=1)
+    two = deals_played(rules, names, 3, 5, Maker(4, None), jobs=2)
+    assert one == two
+    assert [d.decisions > 0 and d.searched == 4 * d.decisions for d in one] == [True] * 3
+
+
+def test_a_measurement_drops_only_the_default_time_cap() -> None:
+    assert budget(None, None) == Maker(SearchStrategy().iterations, None)
+    assert budget(50, None) == Maker(50, None)
+    assert budget(None, 30.0) == Maker(None, 30.0)
