@@ -1,16 +1,23 @@
-"""Engine speed: random-legal full games in-process, against RLCard's UNO environment.
+"""Engine speed: random-legal full games in-process, against RLCard's UNO and OpenSpiel's hearts.
 
-Run with ``python benchmarks/engine.py`` (``make bench`` installs RLCard, a benchmark-only
-dependency). Each figure counts decisions per second of CPU time, where one decision is
-``legal_actions`` plus ``apply`` (plus one ``observe`` for the "with observe" figure),
-played in full games from ``new_game`` to game over, seeds 0, 1, 2, ...
+Run with ``python benchmarks/engine.py`` (``make bench`` installs RLCard and OpenSpiel,
+benchmark-only dependencies). Each figure counts decisions per second of CPU time, where
+one decision is ``legal_actions`` plus ``apply`` (plus one ``observe`` for the "with
+observe" figure), played in full games from ``new_game`` to game over, seeds 0, 1, 2, ...
 
 RLCard is measured the way its own ``examples/run_random.py`` plays: ``env.run`` with a
 ``RandomAgent`` in every seat, counting the actions taken. Engine and RLCard runs are
 interleaved and each keeps its best of ``--trials`` so background load hits both alike.
 
+OpenSpiel's hearts (C++, played from Python through ``pyspiel``) counts its players'
+actions the same way: ``legal_actions`` and ``apply_action`` per decision, random legal
+choices, whole games from ``new_initial_state``; its chance nodes (the deal, card by
+card) are played too, at random, and not counted.
+
 The last line is read by tools:
-``engine_decisions_per_s=<n> with_observe_per_s=<n> rlcard_uno_steps_per_s=<n> ratio=<n>``
+``engine_decisions_per_s=<n> with_observe_per_s=<n> rlcard_uno_steps_per_s=<n> ratio=<n>
+openspiel_hearts_actions_per_s=<n> ratio_openspiel=<n>`` (``ratio`` and ``ratio_openspiel``:
+the engine's classic rate over the other's).
 """
 
 from __future__ import annotations
@@ -71,6 +78,27 @@ def rlcard_rate(seconds: float) -> float:
     return steps / (time.process_time() - start)
 
 
+def openspiel_rate(seconds: float, seed0: int = 0) -> float:
+    """OpenSpiel hearts player actions per CPU second, random legal play, whole games."""
+    import pyspiel
+
+    game = pyspiel.load_game("hearts")
+    pick = random.Random(seed0).random
+    actions = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(pick() * len(outcomes))][0])
+                continue
+            legal = state.legal_actions()
+            state.apply_action(legal[int(pick() * len(legal))])
+            actions += 1
+    return actions / (time.process_time() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per run")
@@ -82,6 +110,7 @@ def main() -> None:
     runs: dict[str, Callable[[], float]] = {
         "classic": lambda: engine_rate(classic, args.seconds, with_observe=False),
         "rlcard": lambda: rlcard_rate(args.seconds),
+        "openspiel": lambda: openspiel_rate(args.seconds),
         "observe": lambda: engine_rate(classic, args.seconds, with_observe=True),
         "advanced": lambda: engine_rate(advanced, args.seconds, with_observe=False),
     }
@@ -97,10 +126,14 @@ def main() -> None:
     print(f"  with one observe each:       {best['observe']:>10,.0f} decisions/s")
     print(f"every advanced rule, 4 seats:  {best['advanced']:>10,.0f} decisions/s")
     print(f"RLCard UNO, random agents:     {best['rlcard']:>10,.0f} steps/s")
+    print(f"OpenSpiel hearts (C++):        {best['openspiel']:>10,.0f} actions/s")
     ratio = best["classic"] / best["rlcard"]
+    ratio_openspiel = best["classic"] / best["openspiel"]
     print(
         f"engine_decisions_per_s={best['classic']:.0f} with_observe_per_s={best['observe']:.0f} "
-        f"rlcard_uno_steps_per_s={best['rlcard']:.0f} ratio={ratio:.2f}"
+        f"rlcard_uno_steps_per_s={best['rlcard']:.0f} ratio={ratio:.2f} "
+        f"openspiel_hearts_actions_per_s={best['openspiel']:.0f} "
+        f"ratio_openspiel={ratio_openspiel:.2f}"
     )
 
 
