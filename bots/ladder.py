@@ -35,7 +35,10 @@ def schedule() -> list[Match]:
             .exclude(pk__in=busy)
             .select_related("bot__owner")
         )
-        candidates = [Candidate(v.pk, services.owner_key(v), v.mu, v.games_played) for v in ready]
+        candidates = [
+            Candidate(v.pk, services.owner_key(v), v.mu, v.games_played, entrant=_entered(v))
+            for v in ready
+        ]
         size = rng.choice(settings.LADDER_SEATS)
         ids = pick_table(candidates, size, rng, settings.LADDER_EXPLORATION)
         if ids is None:
@@ -50,3 +53,8 @@ def schedule() -> list[Match]:
             )
         )
     return created
+
+
+def _entered(version: BotVersion) -> bool:
+    """Whether someone entered this version (not one of the platform's built-ins)."""
+    return bool(version.bot.owner.username != services.PLATFORM_USERNAME)

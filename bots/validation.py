@@ -35,6 +35,16 @@ def builtin_versions(names: tuple[str, ...] = BUILTIN_OPPONENTS) -> list[BotVers
         return [_builtin(owner, name) for name in names]
 
 
+def opponents() -> list[BotVersion]:
+    """The validation game's opponents, the three cheap built-ins.
+
+    Every seatable built-in is made ready with them, the search player too, so that from
+    the first validated bot on, the ladder seats each of them beside entrants.
+    """
+    by_strategy = {v.strategy: v for v in builtin_versions(SEATABLE_BUILTINS)}
+    return [by_strategy[name] for name in BUILTIN_OPPONENTS]
+
+
 def _builtin_ready(strategies: tuple[str, ...]) -> list[BotVersion] | None:
     """The built-in versions if every one exists (two queries), else None."""
     names = [f"builtin-{name}" for name in strategies]
@@ -78,7 +88,7 @@ def validate(version: BotVersion) -> BotVersion:
         kind=Match.Kind.VALIDATION, status__in=busy, entries__version=version
     ).first()
     if match is None:
-        versions = [version, *builtin_versions()]
+        versions = [version, *opponents()]
         match = services.match_create(
             versions=versions,
             kind=Match.Kind.VALIDATION,

@@ -18,7 +18,7 @@ from accounts.models import User
 from bots import ladder, runner, services
 from bots.matchmaking import Candidate, pick_table
 from bots.models import Bot, BotVersion, Match, MatchEntry
-from bots.validation import builtin_versions
+from bots.validation import BUILTIN_OPPONENTS, SEATABLE_BUILTINS, builtin_versions, opponents
 from cya_site.errors import DomainError
 from tests.bots.bot_servers import builtin_version
 from tests.factories import UserFactory
@@ -28,15 +28,17 @@ from tests.factories import UserFactory
 
 @st.composite
 def pools(draw: st.DrawFn) -> list[Candidate]:
-    """Ready versions: unique ids, a few owners (some with several versions)."""
+    """Ready versions: unique ids, a few owners (some with several versions), some of them
+    the platform's built-ins (each its own owner, as ``services.owner_key`` counts them)."""
     n = draw(st.integers(1, 14))
-    owners = draw(st.lists(st.integers(0, 7), min_size=n, max_size=n))
+    owners = draw(st.lists(st.integers(-4, 7), min_size=n, max_size=n))
     return [
         Candidate(
             id=i + 1,
             owner=owner,
             mu=draw(st.floats(0, 50)),
             games=draw(st.integers(0, 40)),
+            entrant=owner >= 0,
         )
         for i, owner in enumerate(owners)
     ]
@@ -52,7 +54,7 @@ def test_a_table_seats_distinct_versions_of_distinct_owners_or_is_none(
     candidates, size, seed, exploration = args
     ids = pick_table(candidates, size, Random(seed), exploration)
     owners = {c.owner for c in candidates}
-    if len(owners) < size:
+    if len(owners) < size or not any(c.entrant for c in candidates):
         assert ids is None
         return
     assert ids is not None
@@ -62,14 +64,16 @@ def test_a_table_seats_distinct_versions_of_distinct_owners_or_is_none(
 
 
 @given(tables)
-def test_a_table_starts_from_a_version_with_the_fewest_games(
+def test_a_table_starts_from_the_entrant_with_the_fewest_games(
     args: tuple[list[Candidate], int, int, float],
 ) -> None:
+    """Built-ins fill seats beside entrants; a table of built-ins alone never starts."""
     candidates, size, seed, exploration = args
     ids = pick_table(candidates, size, Random(seed), exploration)
     if ids is not None:
-        fewest = min(c.games for c in candidates)
-        assert fewest in {c.games for c in candidates if c.id in ids}
+        entrants = [c for c in candidates if c.entrant]
+        fewest = min(c.games for c in entrants)
+        assert fewest in {c.games for c in entrants if c.id in ids}
 
 
 def nearest_partner_share(exploration: float, trials: int = 2000) -> float:
@@ -220,14 +224,31 @@ def test_schedule_skips_versions_not_ready_and_bots_switched_off(
     assert {v.pk for v in entries_of(matches[0])} == {v.pk for v in ready[4:]}
 
 
-def test_the_platforms_built_ins_may_share_a_table(db: None, ladder_settings: Settings) -> None:
-    builtins = builtin_versions()
+def test_the_platforms_built_ins_share_a_table_beside_an_entrant(
+    db: None, ladder_settings: Settings, alice: User
+) -> None:
+    builtins = builtin_versions(SEATABLE_BUILTINS)
     assert {v.bot.owner.username for v in builtins} == {services.PLATFORM_USERNAME}
+    assert ladder.schedule() == []  # built-ins alone play nobody's table
+    entrant = builtin_version(alice, "alices-bot", "greedy")
 
     matches = ladder.schedule()
 
     assert len(matches) == 1
-    assert {v.pk for v in entries_of(matches[0])} == {v.pk for v in builtins}
+    seated = {v.pk for v in entries_of(matches[0])}
+    assert entrant.pk in seated
+    assert len(seated - {entrant.pk}) == 2
+    assert seated - {entrant.pk} <= {v.pk for v in builtins}
+
+
+def test_validating_a_bot_readies_every_built_in_the_search_player_too(db: None) -> None:
+    """So the ladder seats ``ismcts`` beside entrants from the first validated bot on."""
+    assert [v.strategy for v in opponents()] == list(BUILTIN_OPPONENTS)
+    ready = BotVersion.objects.filter(
+        bot__owner__username=services.PLATFORM_USERNAME, status=BotVersion.Status.READY
+    )
+    assert sorted(v.strategy for v in ready) == sorted(SEATABLE_BUILTINS)
+    assert "ismcts" in SEATABLE_BUILTINS
 
 
 def test_two_versions_of_one_owner_never_share_a_ladder_table(alice: User, bob: User) -> None:

@@ -24,12 +24,13 @@ from django.conf import settings
 
 from accounts.models import User
 from bots import services, tasks
-from bots.models import Bot, BotVersion, Match, MatchEntry, RatingChange, Strike
+from bots.models import Match, MatchEntry, RatingChange, Strike
 from bots.validation import builtin_versions
 from games.models import Game
-from tests.bots.bot_servers import BotServer, good_bot, running, webhook_version
+from tests.bots.bot_servers import BotServer, builtin_version, good_bot, running, webhook_version
 from tests.bots.checks import assert_finished_once, quick
 from tests.conftest import ROOT, _test_database_url
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
 
@@ -91,15 +92,10 @@ def test_play_match_sent_twice_asks_a_webhook_bot_each_decision_once(
 def test_schedule_ladder_in_the_worker_starts_matches_that_get_played(
     celery_worker: str,
 ) -> None:
-    # The worker runs with the default ladder settings: tables of four seats. The four
-    # platform built-ins (each its own owner) fill exactly one.
+    # The worker runs with the default ladder settings: tables of four seats. The three
+    # platform built-ins (each its own owner) and one entered bot fill exactly one.
     builtins = builtin_versions()
-    extra = services.bot_create(
-        owner=services.platform_user(), name="house-shark-2", kind=Bot.Kind.BUILTIN
-    )
-    builtins.append(
-        BotVersion.objects.create(bot=extra, number=1, strategy="shark", status="ready")
-    )
+    builtins.append(builtin_version(UserFactory.create(username="entrant"), "entered", "shark"))
 
     started = tasks.schedule_ladder.apply_async(ignore_result=False).get(timeout=TASK_TIMEOUT)
 

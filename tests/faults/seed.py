@@ -4,7 +4,8 @@ Run in a process of its own against the platform's database (``python -m tests.f
 KIND ...`` with ``DATABASE_URL`` set: tests.faults.platform does it), because the test
 process's Django talks to the suite's test database. Prints what the test needs as JSON.
 
-- ``ladder COUNT``: COUNT ready built-in bots of the platform's (greedy, shark, random...).
+- ``ladder COUNT``: COUNT ready built-in bots (greedy, shark, random...), each entered by
+  an owner of its own (the platform's own built-ins only play beside entrants).
 - ``tournament URL SECRET [URL SECRET ...]``: one owner and one ready webhook bot per
   pair (kept off the ladder), entered into a bot round robin (quick games) that is
   started: its first round's matches are sent to the workers, each decision a call to a
@@ -23,13 +24,14 @@ import django
 
 
 def ladder(count: str) -> dict[str, Any]:
+    from accounts.models import User
     from bots import services
     from bots.models import Bot, BotVersion
 
-    platform = services.platform_user()  # its built-ins may share a table
     versions = []
     for i in range(int(count)):
-        bot = services.bot_create(owner=platform, name=f"house{i}", kind=Bot.Kind.BUILTIN)
+        owner = User.objects.create_user(username=f"house-owner{i}", is_staff=True)
+        bot = services.bot_create(owner=owner, name=f"house{i}", kind=Bot.Kind.BUILTIN)
         strategy = ("greedy", "shark", "random")[i % 3]
         versions.append(
             BotVersion.objects.create(
