@@ -37,6 +37,20 @@ def quote(name: str) -> str:
     return str(connection.ops.quote_name(name))
 
 
+def table(model: type[Model]) -> str:
+    """The model's table, quoted: for statements written by hand, whose names must still
+    come from ``_meta``."""
+    return quote(model._meta.db_table)
+
+
+def column(model: type[Model], field_name: str) -> str:
+    """The column of the model's field ``field_name`` (``"game"`` gives ``"game_id"``; ``"pk"``
+    the primary key's), quoted."""
+    if field_name == "pk":
+        return quote(model._meta.pk.column)
+    return quote(_field(model, field_name).column)
+
+
 class Columns:
     """Every concrete column of a model as ``alias.column`` in a SELECT, and the way back
     from the selected values to a model instance."""

@@ -9,7 +9,7 @@ stored value that differs from the replay (``manage.py verify_games``).
 Only digital games have a log. A game recorded at a real table (``Game.Mode.RECORDED``)
 derives its rows from the tournaments' score ledger instead, so it is not checked here.
 
-A forked game starts from its parent's position (games.eventlog.initial_state), which is
+A forked game starts from its parent's position (games.store.initial_state), which is
 replayed from the parent's log: the parent's own rows are checked as a game of their own.
 
 Games are read in batches: each batch costs six queries however many games it holds
@@ -28,11 +28,11 @@ from typing import Any, NamedTuple, cast
 import orjson
 from django.db.models import QuerySet
 
-from games import eventlog, store
+from games import store
 from games.engine import EngineError, State
 from games.engine.state import DECISION_NAMES
 from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
-from games.services import end_reason
+from games.services.progress import end_reason
 
 BATCH = 500
 
@@ -200,7 +200,7 @@ def _replay(stored: _Stored, codes: list[int]) -> _Replayed | Mismatch:
     if game.seed is None:
         return Mismatch(game.id, "seed", None, "the seed the log was dealt from")
     try:
-        state = eventlog.initial_state(game)
+        state = store.initial_state(game)
     except (EngineError, RuntimeError) as error:  # a fork whose parent's log is broken
         parent = f"game {game.forked_from_id} at step {game.fork_step}"
         return Mismatch(game.id, "fork", parent, f"refused: {error}")
@@ -212,12 +212,12 @@ def _replay(stored: _Stored, codes: list[int]) -> _Replayed | Mismatch:
     for seq, code in enumerate(codes, 1):
         before = state
         try:
-            state, public = eventlog.replay_step(state, code)
+            state, public = store.replay_step(state, code)
         except EngineError as error:
             return Mismatch(game.id, f"log {seq}", code, f"refused: {error.code}")
         if seq in logged:
-            seat = eventlog.seat_of(before, code)
-            replayed[seq] = _Logged(seat, eventlog.action_json(code, edition), code, list(public))
+            seat = store.seat_of(before, code)
+            replayed[seq] = _Logged(seat, store.action_json(code, edition), code, list(public))
         for event in public:
             if event["type"] == "round_end":
                 rounds.append(event)

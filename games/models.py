@@ -4,7 +4,7 @@ A digital game's state is never stored as the truth: the action log is, and seed
 actions replay the game exactly (games.engine). The log has two row shapes: ``Event``,
 one row per action with everything about it (actions sent one at a time), and
 ``Playout``, the codes of a whole stretch of actions decided in process and written at
-once (built-in seats), whose other facts are derived by replay (games.eventlog reads
+once (built-in seats), whose other facts are derived by replay (games.store reads
 both as one log). ``GameSnapshot`` is a derived
 cache of the engine state at ``Game.version``. Round results are rows, so leagues and
 standings can query dollars and tallies without touching the engine.
@@ -60,7 +60,7 @@ class Game(models.Model):
     auto_start = models.BooleanField(
         default=False, help_text="Starts by itself once every seat is taken"
     )
-    # A fork starts at another game's position (games.eventlog.initial_state): the parent
+    # A fork starts at another game's position (games.store.initial_state): the parent
     # at step ``fork_step`` (its state after that many actions), handed to the engine's
     # ``fork`` with this game's own ``seed`` (for a re-deal and every later round).
     forked_from = models.ForeignKey(

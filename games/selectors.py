@@ -1,23 +1,24 @@
-"""Reads that need more than a queryset: views of a game for a seat, a spectator, a replay."""
+"""Reads that need more than a queryset: views of a game for a seat, a spectator, a replay.
+
+The rows come through games.store (the hot seat read is ``store.seat_at``); these shape
+them for the API, the pages and the bots."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
-from cya_site import rows
-from cya_site.errors import DomainError
-from games import eventlog, store
+from games import store
 from games.engine import State, action_to_json, legal_actions, observe
 from games.engine.state import DECISION_NAMES
-from games.models import Event, Game, GameSnapshot, Round, RoundScore, Seat
-from games.store import replay_one
+from games.models import Game, Round, RoundScore, Seat
+
+# Moved to the persistence seam; bots.runner still imports it from here.
+with_snapshot = store.with_snapshot
 
 
 def overdue_decisions(now: datetime) -> QuerySet[Game]:
@@ -58,74 +59,6 @@ def observation(game: Game, seat: int | None) -> dict[str, Any]:
     return observe(store.load_state(game), seat)
 
 
-_SEAT, _GAME, _SNAPSHOT, _ENTRY = (
-    rows.Columns(Seat, "s"),
-    rows.Columns(Game, "g"),
-    rows.Columns(GameSnapshot, "n"),
-    rows.Columns(Event, "e"),
-)
-
-
-def seat_at(game_id: int, user: User, *, lock: bool = False) -> Seat:
-    """The user's seat at a game, with the game row and its snapshot, in one query.
-
-    Every decision read and every action runs this, so it is one statement built once
-    (cya_site.rows). ``lock`` also locks the game row until the transaction ends.
-    Raises DomainError ``not_found`` (404) for no such game and ``not_seated`` (403)
-    for a game the user has no seat at.
-    """
-    return _seat(_seat_sql(lock, False), [game_id, user.pk], game_id)[0]
-
-
-def seat_and_entry(game_id: int, user: User, key: str) -> tuple[Seat, Event | None]:
-    """``seat_at``, and the game's log entry sent with Idempotency-Key ``key`` if there is
-    one (by anyone), in the same query: a retry is recognised at no extra cost."""
-    return _seat(_seat_sql(False, True), [key, game_id, user.pk], game_id, _ENTRY)
-
-
-def _seat(
-    sql: str, params: list[Any], game_id: int, *extra: rows.Columns
-) -> tuple[Seat, Event | None]:
-    found = rows.fetch_one(sql, params, (_SEAT, _GAME, _SNAPSHOT, *extra))
-    if found is None:
-        if not Game.objects.filter(pk=game_id).exists():
-            raise DomainError("not_found", "No such game.", status=404)
-        raise DomainError("not_seated", "You have no seat at this table.", status=403)
-    seat, game, snapshot, *entry = found
-    Seat.game.field.set_cached_value(seat, game)
-    with_snapshot(game, snapshot)
-    return cast(Seat, seat), cast(Event | None, entry[0] if entry else None)
-
-
-def with_snapshot(game: Game, snapshot: GameSnapshot | None) -> Game:
-    """Cache a snapshot read in the game's query on both (store.load_state reads it there)."""
-    Game.snapshot.related.set_cached_value(game, snapshot)
-    if snapshot is not None:
-        GameSnapshot.game.field.set_cached_value(snapshot, game)
-    return game
-
-
-@cache
-def _seat_sql(lock: bool, entry: bool) -> str:
-    columns = f"{_SEAT.sql}, {_GAME.sql}, {_SNAPSHOT.sql}"
-    joins = ""
-    if entry:  # the partial unique index on (game, key) serves it: keys are never empty
-        columns += f", {_ENTRY.sql}"
-        joins = (
-            f" LEFT JOIN {_ENTRY.table} ON e.game_id = g.id"
-            " AND e.idempotency_key = %s AND e.idempotency_key <> ''"
-        )
-    sql = (
-        f"SELECT {columns} FROM {_SEAT.table}"
-        f" JOIN {_GAME.table} ON g.id = s.game_id"
-        f" LEFT JOIN {_SNAPSHOT.table} ON n.game_id = g.id{joins}"
-        " WHERE s.game_id = %s AND s.user_id = %s"
-    )
-    if lock and connection.features.has_select_for_update:
-        sql += " FOR UPDATE OF g" if connection.features.has_select_for_update_of else " FOR UPDATE"
-    return sql
-
-
 def decision(game: Game, seat: Seat) -> dict[str, Any] | None:
     """The decision ``seat`` must make now, with its legal actions, or None."""
     if game.status != Game.Status.ACTIVE or game.to_act != seat.number:
@@ -155,10 +88,7 @@ def decision_payload(
 
 def public_events(game: Game, after: int, limit: int) -> list[dict[str, Any]]:
     """The public part of the log after ``after``: what everyone saw, never the actions."""
-    return [
-        {"seq": e.seq, "seat": e.seat, "events": e.public_events}
-        for e in eventlog.entries(game, after, limit)
-    ]
+    return [store.public_entry(e) for e in store.entries(game, after, limit)]
 
 
 def replay(game: Game) -> dict[str, Any]:
@@ -177,7 +107,7 @@ def replay(game: Game) -> dict[str, Any]:
                 "origin": e.origin,
                 "events": e.public_events,
             }
-            for e in eventlog.entries(game)
+            for e in store.entries(game)
         ],
     }
 
@@ -204,7 +134,7 @@ def fork_origin(game: Game) -> dict[str, Any] | None:
 def replay_view(game: Game, seat: int | None, step: int) -> dict[str, Any]:
     """What ``seat`` (or a spectator) saw after ``step`` actions of an ended game."""
 
-    state = eventlog.initial_state(game)
-    for code in eventlog.codes(game, 0, step):
-        state = replay_one(state, code)
+    state = store.initial_state(game)
+    for code in store.codes(game, 0, step):
+        state = store.replay_one(state, code)
     return observe(state, seat)

@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from cya_site import dispatch, metrics
 from games import selectors, services
+from games.services.announce import ENFORCE_DEADLINE
 
 
-@shared_task(name="games.enforce_deadline", time_limit=30, soft_time_limit=20, acks_late=True)
+@shared_task(name=ENFORCE_DEADLINE, time_limit=30, soft_time_limit=20, acks_late=True)
 def enforce_deadline(game_id: int, version: int) -> int | None:
     """Apply the safe default to an unanswered decision once its deadline has passed.
 

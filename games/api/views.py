@@ -26,7 +26,7 @@ from accounts.models import User
 from cya_site.errors import DomainError
 from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
 from cya_site.viewsets import ApiViewSet
-from games import feed, notify, selectors, services
+from games import feed, notify, selectors, services, store
 from games.api.filters import GameFilter
 from games.api.serializers import (
     AbortInputSerializer,
@@ -157,7 +157,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
     @action(detail=True, methods=["get"], permission_classes=[IsAuthenticated])
     def decision(self, request: Request, pk: str) -> Response:
         """The decision your seat must make now, with its legal actions; null otherwise."""
-        seat = selectors.seat_at(int(pk), _user(request))
+        seat = store.seat_at(int(pk), _user(request))
         game = seat.game
         body = {
             "decision": selectors.decision(game, seat),
@@ -190,11 +190,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             key=idempotency_key(request) or None,
         )
         body = {
-            "entry": {
-                "seq": result.event.seq,
-                "seat": result.event.seat,
-                "events": result.event.public_events,
-            },
+            "entry": store.public_entry(result.event),
             "replayed": result.replayed,
             "game": feed.game_status(result.game),
             "decision": selectors.decision(result.game, result.seat),
@@ -207,12 +203,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         """Resign: your seat plays safe defaults to the end and is ranked last."""
         game = self.get_object()
         result = services.game_resign(game=game, user=_user(request))
-        entry = {
-            "seq": result.event.seq,
-            "seat": result.event.seat,
-            "events": result.event.public_events,
-        }
-        return Response(LogEntrySerializer(entry).data)
+        return Response(LogEntrySerializer(store.public_entry(result.event)).data)
 
     @extend_schema(parameters=[WaitQuerySerializer], responses={200: WaitResultSerializer})
     @action(

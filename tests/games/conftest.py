@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +13,18 @@ from accounts.models import User
 from games import services, store
 from games.engine import RuleSet, State
 from games.models import Game
+from games.store import vendor
+
+
+@pytest.fixture(params=["postgresql", "orm"])
+def store_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test on each of games.store's paths: its PostgreSQL statements, and their
+    ORM twins (what SQLite runs under ``make run``), forced on the suite's database."""
+    if request.param == "orm":
+        with vendor.orm_fallback():
+            yield "orm"
+    else:
+        yield "postgresql"
 
 
 @pytest.fixture

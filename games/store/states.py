@@ -1,8 +1,8 @@
-"""Loading and saving a game's engine state: the action log is the truth.
+"""Loading and saving a game's engine state: the action log is the truth (part of games.store).
 
 ``load_state(game)`` rebuilds the state at ``game.version`` from, in order of cost: this
 process's cache, the stored snapshot (plus any actions logged after it), or a full replay
-from the seed. The snapshot is rewritten with every log entry (games.eventlog.append), so
+from the seed. The snapshot is rewritten with every log entry (games.store.append), so
 any web worker, not only the one that served the last action, finds the current state in
 the row it reads with the game (``select_related("snapshot")``) and never replays on
 the hot path.
@@ -20,9 +20,9 @@ from collections import OrderedDict
 import orjson
 from django.db import transaction
 
-from games import eventlog
 from games.engine import RuleSet, State, state_from_json, state_to_json
 from games.models import Game, GameSnapshot
+from games.store import log
 
 CACHE_SIZE = 512
 
@@ -49,7 +49,7 @@ def load_state(game: Game) -> State:
 
 def save_state(game: Game, state: State) -> None:
     """Keep ``state`` as the game's current state (a game being dealt; the caller holds
-    the row lock). Actions write their snapshot with their log entry (eventlog.append)."""
+    the row lock). Actions write their snapshot with their log entry (store.append)."""
     GameSnapshot.objects.update_or_create(
         game=game, defaults={"version": state.version, "state": snapshot_bytes(state)}
     )
@@ -107,9 +107,9 @@ def _rebuild(game: Game) -> State:
     if snapshot is not None and snapshot.version <= game.version:
         state = state_from_json(orjson.loads(snapshot.state))
     else:
-        state = eventlog.initial_state(game)
+        state = log.initial_state(game)
     if state.version < game.version:
-        for code in eventlog.codes(game, state.version, game.version):
+        for code in log.codes(game, state.version, game.version):
             state = replay_one(state, code)
     if state.version != game.version:
         raise RuntimeError(f"game {game.pk}: log ends at {state.version}, game at {game.version}")
@@ -117,5 +117,5 @@ def _rebuild(game: Game) -> State:
 
 
 def replay_one(state: State, code: int | None) -> State:
-    """Apply one logged action (eventlog.replay_step): the state it leads to."""
-    return eventlog.replay_step(state, code)[0]
+    """Apply one logged action (log.replay_step): the state it leads to."""
+    return log.replay_step(state, code)[0]

@@ -1,9 +1,9 @@
 """The log's writer: an entry and every row it changes are written together, or not at all.
 
-``eventlog.append`` is the one way an action reaches the log (games.services calls it for
-every action, resignation and timeout, and for a built-in game's playout). These tests
-call it directly on PostgreSQL, the suite's database, where it is one guarded statement;
-tests/bots/test_sqlite_batch.py runs its ORM branch on SQLite.
+``store.append`` is the one way an action reaches the log (games.services calls it for
+every action, resignation and timeout, and for a built-in game's playout). Every test
+here runs twice (the ``store_path`` fixture): through the PostgreSQL statement, and
+through its ORM twin, the path SQLite takes, forced on the same database.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import eventlog, services, store
+from games import services, store
 from games.engine import State, action_from_json, action_to_json, apply, legal_actions
 from games.models import Event, Game, GameSnapshot, Seat
 from tests.games.conftest import engine_state
+
+pytestmark = pytest.mark.usefixtures("store_path")
 
 DISCARD_CABIN = {"type": "discard", "card": "cabin"}  # seat 0's opening hand holds a cabin
 
@@ -58,7 +60,7 @@ def test_writes_the_entry_with_the_game_row_its_snapshot_and_the_seat(
     seat = Seat.objects.get(game=started, number=0)
     seat.time_bank_ms = 1234
 
-    written = eventlog.append(
+    written = store.append(
         started,
         0,
         entry,
@@ -84,7 +86,7 @@ def test_refuses_a_game_that_moved_on_and_writes_nothing(started: Game, alice: U
     seat = Seat.objects.get(game=started, number=0)
     seat.time_bank_ms = 99
 
-    written = eventlog.append(
+    written = store.append(
         read_at_zero,
         0,
         late,
@@ -104,7 +106,7 @@ def test_refuses_a_game_that_has_ended_and_writes_nothing(started: Game, alice: 
     entry, _, snapshot = played(started, alice, DISCARD_CABIN)
     Game.objects.filter(pk=started.pk).update(status=Game.Status.ABORTED)
 
-    written = eventlog.append(started, 0, entry, fields=services.PROGRESS_FIELDS, snapshot=snapshot)
+    written = store.append(started, 0, entry, fields=services.PROGRESS_FIELDS, snapshot=snapshot)
 
     assert written is False
     assert not Event.objects.filter(game=started, seq=1).exists()
@@ -121,7 +123,7 @@ def test_an_entry_that_breaks_a_constraint_raises_and_writes_nothing(
     entry, _, snapshot = played(started, bob, action, key="once")  # the key seq 1 used
 
     with pytest.raises(IntegrityError), transaction.atomic():
-        eventlog.append(started, 1, entry, fields=services.PROGRESS_FIELDS, snapshot=snapshot)
+        store.append(started, 1, entry, fields=services.PROGRESS_FIELDS, snapshot=snapshot)
 
     assert Game.objects.get(pk=started.pk).version == 1
     assert snapshot_of(started)[0] == 1

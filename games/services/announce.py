@@ -1,0 +1,51 @@
+"""Telling the world once a change to a game has committed: the streams, the deadline
+task, and a bot seat whose turn it is."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from celery import Task, signature
+from django.db import transaction
+
+from cya_site import dispatch, metrics
+from games import feed, notify, seating
+from games.engine import State
+from games.models import Game
+
+# games.tasks runs these services, so the deadline task is sent by its name: importing it
+# here would close an import cycle (pyproject.toml's games contracts forbid one).
+ENFORCE_DEADLINE = "games.enforce_deadline"
+
+
+def after_commit(
+    game: Game,
+    state: State | None = None,
+    bank: int | None = None,
+    entries: list[dict[str, Any]] | None = None,
+) -> None:
+    """Once the change commits: announce it (games.feed lines, built now from the rows and
+    state this transaction wrote), schedule the new decision's deadline, and if a bot
+    seat is to act, tell its player (games.seating)."""
+    game_id, version, deadline = game.pk, game.version, game.deadline
+    status = game.status
+    bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
+    update = feed.update_line(game, entries or ())
+    decision = end = None
+    if state is not None and game.status == Game.Status.ACTIVE and game.to_act is not None:
+        body = feed.decision_line(game_id, state, deadline=deadline, time_bank_ms=bank)
+        decision = (game.to_act, body)
+    if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
+        end = (game.seat_count, feed.end_line(game))
+
+    def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
+        if end is not None:
+            metrics.GAMES_ENDED.labels(status).inc()
+        notify.publish(game_id, (version, status), update, decision, end)
+        if deadline is not None:
+            task = cast(Task[Any, Any], signature(ENFORCE_DEADLINE))  # a Task's apply_async
+            dispatch.send(task, (game_id, version), eta=deadline)
+        if bot_to_act:
+            seating.players().turn(game_id, version)
+
+    transaction.on_commit(announce)
