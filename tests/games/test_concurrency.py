@@ -3,7 +3,7 @@
 Submissions come from real threads (each on its own database connection) and from
 separate processes (each its own Django, against the test database), so what serialises
 them is the database: each is written by one statement that writes only if the game is
-still at the version it was played from (games.eventlog.append). ``transactional_db``:
+still at the version it was played from (games.store.append). ``transactional_db``:
 every submission commits, as it would in production.
 """
 

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
-from games import eventlog, selectors, services, store
+from games import selectors, services, store
 from games.consistency import finished_games, games_verify
 from games.engine import RuleSet, State, action_to_json, fork, legal_actions, observe
 from games.models import Event, Game, GameSnapshot
@@ -32,9 +32,9 @@ def _random(seed: int) -> Callable[[State], int]:
 
 def state_at(game: Game, step: int) -> State:
     """The game's state after ``step`` actions, from its stored start and log."""
-    state = eventlog.initial_state(game)
-    for code in eventlog.codes(game, 0, step):
-        state = eventlog.replay_step(state, code)[0]
+    state = store.initial_state(game)
+    for code in store.codes(game, 0, step):
+        state = store.replay_step(state, code)[0]
     return state
 
 
@@ -142,7 +142,7 @@ def test_a_fork_is_rebuilt_from_its_truth_without_a_snapshot(
     store.forget(forked.pk)
 
     assert store.load_state(Game.objects.get(pk=forked.pk)) == final
-    entries = eventlog.entries(forked)
+    entries = store.entries(forked)
     assert [e.seq for e in entries] == list(range(forked.version + 1))
 
 
@@ -273,7 +273,7 @@ def test_a_forks_replay_names_where_it_started(
     assert replay["fork"] == {"game": ended.pk, "step": STEP, "redeal": True}
     assert replay["seed"] == FORK_SEED
     assert replay["log"][0]["events"] == list(state_at(ended, STEP).history)
-    assert view == observe(eventlog.initial_state(forked), 1)
+    assert view == observe(store.initial_state(forked), 1)
 
 
 # --- verify_games -------------------------------------------------------------------------
