@@ -10,7 +10,6 @@ only while it runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError
@@ -129,25 +128,18 @@ def actions_record_all(
     trip (store.append_all) and announced together. If one of them moved on meanwhile,
     the others are still written and announced, and it refuses for that one."""
     played = [_play_out(game, choose, origin) for game, choose in plays]
-    written = store.append_all([p.append for p in played])
+    written = store.append_all(played)
     with notify.batch():
         for p, ok in zip(played, written, strict=True):
             if ok:
-                store.saved(p.append.game, p.state, p.append.snapshot)
-                announce.after_commit(p.append.game, p.state)  # no entries: read /events/
+                announce.after_commit(p.game, p.state)  # no entries: /events/
     for p, ok in zip(played, written, strict=True):
         if not ok:
-            raise checks.moved(p.append.game)
+            raise checks.moved(p.game)
     return [game for game, _ in plays]
 
 
-@dataclass(frozen=True)
-class _PlayedOut:
-    append: store.Append
-    state: State
-
-
-def _play_out(game: Game, choose: Callable[[State], int], origin: str) -> _PlayedOut:
+def _play_out(game: Game, choose: Callable[[State], int], origin: str) -> store.Append:
     """Play ``game`` to its end in memory; the game row's new fields are set, nothing is
     written."""
     checks.require_active(game)
@@ -173,7 +165,4 @@ def _play_out(game: Game, choose: Callable[[State], int], origin: str) -> _Playe
         progress.end_fields(game, ended, now)
         ranking = ended["ranking"]
     playout = Playout(game=game, first_seq=start + 1, codes=played, origin=origin, created_at=now)
-    snapshot = store.snapshot_bytes(state)
-    fields = progress.PROGRESS_FIELDS
-    entry = store.Append(game, start, playout, fields, snapshot, rounds, ranking)
-    return _PlayedOut(entry, state)
+    return store.Append(game, start, playout, progress.PROGRESS_FIELDS, state, rounds, ranking)

@@ -113,20 +113,18 @@ def record(
             ranking = public["ranking"]
     bank = None if new_state.over else set_decision(game, new_state, now)
     game.version = new_state.version
-    snapshot = store.snapshot_bytes(new_state)
     written = store.append(
         game,
         state.version,
         event,
         fields=PROGRESS_FIELDS,
-        snapshot=snapshot,
+        state=new_state,
         publics=rounds,
         ranking=ranking,
         seat=(seat, seat_fields) if seat_fields else None,
     )
     if not written:
         raise checks.moved(game)
-    store.saved(game, new_state, snapshot)
     announce.after_commit(game, new_state, bank, [store.public_entry(event)])
     return event
 

@@ -19,8 +19,9 @@ from typing import Any, NamedTuple
 from django.db import transaction
 
 from cya_site import rows
+from games.engine import State
 from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
-from games.store import statements, vendor
+from games.store import statements, states, vendor
 
 
 class Append(NamedTuple):
@@ -30,7 +31,7 @@ class Append(NamedTuple):
     start: int
     entry: Event | Playout
     fields: Sequence[str]
-    snapshot: bytes
+    state: State
     publics: Sequence[dict[str, Any]] = ()
     ranking: Sequence[dict[str, Any]] | None = None
     seat: tuple[Seat, Sequence[str]] | None = None
@@ -42,14 +43,15 @@ def append(
     entry: Event | Playout,
     *,
     fields: Sequence[str],
-    snapshot: bytes,
+    state: State,
     publics: Sequence[dict[str, Any]] = (),
     ranking: Sequence[dict[str, Any]] | None = None,
     seat: tuple[Seat, Sequence[str]] | None = None,
 ) -> bool:
     """Append ``entry`` to the log of a game that is still active at version ``start``,
-    with every row it changes: the game row's ``fields``, its snapshot (the new state as
-    JSON bytes), the rounds and scores of the ``round_end`` events in ``publics``, the
+    with every row it changes: the game row's ``fields``, its snapshot (``state``, the
+    state the entry leads to, which this process's cache learns once the write commits:
+    games.store.states), the rounds and scores of the ``round_end`` events in ``publics``, the
     seats' final places if the game ended (``ranking``), and the named fields of one
     ``seat``. False, and nothing written, if the game moved on or ended meanwhile.
 
@@ -61,7 +63,7 @@ def append(
     the same rows go through the ORM in one transaction under the game's lock.
     Raises IntegrityError if the entry breaks a constraint (a reused idempotency key).
     """
-    return _append_one(Append(game, start, entry, fields, snapshot, publics, ranking, seat))
+    return _append_one(Append(game, start, entry, fields, state, publics, ranking, seat))
 
 
 def append_all(items: Sequence[Append]) -> list[bool]:
@@ -74,23 +76,29 @@ def append_all(items: Sequence[Append]) -> list[bool]:
     if not vendor.native():
         with transaction.atomic():
             return [_append_one(item) for item in items]
+    snapshots = [states.snapshot_bytes(item.state) for item in items]
+    sent = [_statement(item, data) for item, data in zip(items, snapshots, strict=True)]
     with ExitStack() as stack:
         cursors = [stack.enter_context(rows.cursor()) for _ in items]
         with rows.pipeline():
-            for cursor, item in zip(cursors, items, strict=True):
-                cursor.execute(*_statement(item))
-        return [
-            _appended(item.entry, cursor.fetchone()[0])
-            for cursor, item in zip(cursors, items, strict=True)
-        ]
+            for cursor, statement in zip(cursors, sent, strict=True):
+                cursor.execute(*statement)
+        found = [cursor.fetchone()[0] for cursor in cursors]
+    return [
+        _appended(item, data, pk) for item, data, pk in zip(items, snapshots, found, strict=True)
+    ]
 
 
 def _append_one(item: Append) -> bool:
+    data = states.snapshot_bytes(item.state)
     if not vendor.native():
-        return _append_orm(*_placed(item))
+        written = _append_orm(_placed(item), data)
+        return written and _appended(item, data, item.entry.pk)
+    sql, params = _statement(item, data)
     with rows.cursor() as cursor:
-        cursor.execute(*_statement(item))
-        return _appended(item.entry, cursor.fetchone()[0])
+        cursor.execute(sql, params)
+        pk = cursor.fetchone()[0]
+    return _appended(item, data, pk)
 
 
 def _placed(item: Append) -> Append:
@@ -108,9 +116,10 @@ def _placed(item: Append) -> Append:
     )
 
 
-def _statement(item: Append) -> tuple[str, list[Any]]:
-    """The one PostgreSQL statement of an append, and its parameters."""
-    game, start, entry, fields, snapshot, publics, ranking, seat = _placed(item)
+def _statement(item: Append, snapshot: bytes) -> tuple[str, list[Any]]:
+    """The one PostgreSQL statement of an append, and its parameters (``snapshot``: the
+    state's bytes)."""
+    game, start, entry, fields, _, publics, ranking, seat = _placed(item)
     params = [
         *rows.prepared(game, fields),
         game.pk,
@@ -135,24 +144,19 @@ def _statement(item: Append) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _appended(entry: Event | Playout, pk: int | None) -> bool:
+def _appended(item: Append, snapshot: bytes, pk: int | None) -> bool:
+    """Whether the entry was written (its key, None if not); if it was, the entry knows
+    its key, and the game its snapshot (states.saved)."""
     if pk is None:
         return False
-    rows.inserted(entry, pk)
+    rows.inserted(item.entry, pk)
+    states.saved(item.game, item.state, snapshot)
     return True
 
 
-def _append_orm(
-    game: Game,
-    start: int,
-    entry: Event | Playout,
-    fields: Sequence[str],
-    snapshot: bytes,
-    publics: Sequence[dict[str, Any]],
-    ranking: Sequence[dict[str, Any]] | None,
-    seat: tuple[Seat, Sequence[str]] | None,
-) -> bool:
+def _append_orm(item: Append, snapshot: bytes) -> bool:
     """``append`` through the ORM, for databases other than PostgreSQL."""
+    game, start, entry, fields, _, publics, ranking, seat = item
     with transaction.atomic():
         locked = Game.objects.select_for_update().filter(pk=game.pk)
         if locked.values_list("status", "version").first() != (Game.Status.ACTIVE, start):

@@ -65,7 +65,7 @@ def test_writes_the_entry_with_the_game_row_its_snapshot_and_the_seat(
         0,
         entry,
         fields=services.PROGRESS_FIELDS,
-        snapshot=snapshot,
+        state=new_state,
         seat=(seat, ("time_bank_ms",)),
     )
 
@@ -80,7 +80,7 @@ def test_writes_the_entry_with_the_game_row_its_snapshot_and_the_seat(
 
 def test_refuses_a_game_that_moved_on_and_writes_nothing(started: Game, alice: User) -> None:
     read_at_zero = Game.objects.get(pk=started.pk)  # by a submission about to lose the race
-    late, _, snapshot = played(read_at_zero, alice, {"type": "discard", "card": "jewels"})
+    late, new_state, _ = played(read_at_zero, alice, {"type": "discard", "card": "jewels"})
     services.action_submit(game_id=started.pk, user=alice, action=DISCARD_CABIN, version=0)
     before = snapshot_of(started), list(Event.objects.filter(game=started).values())
     seat = Seat.objects.get(game=started, number=0)
@@ -91,7 +91,7 @@ def test_refuses_a_game_that_moved_on_and_writes_nothing(started: Game, alice: U
         0,
         late,
         fields=services.PROGRESS_FIELDS,
-        snapshot=snapshot,
+        state=new_state,
         seat=(seat, ("time_bank_ms",)),
     )
 
@@ -103,10 +103,10 @@ def test_refuses_a_game_that_moved_on_and_writes_nothing(started: Game, alice: U
 
 
 def test_refuses_a_game_that_has_ended_and_writes_nothing(started: Game, alice: User) -> None:
-    entry, _, snapshot = played(started, alice, DISCARD_CABIN)
+    entry, new_state, _ = played(started, alice, DISCARD_CABIN)
     Game.objects.filter(pk=started.pk).update(status=Game.Status.ABORTED)
 
-    written = store.append(started, 0, entry, fields=services.PROGRESS_FIELDS, snapshot=snapshot)
+    written = store.append(started, 0, entry, fields=services.PROGRESS_FIELDS, state=new_state)
 
     assert written is False
     assert not Event.objects.filter(game=started, seq=1).exists()
@@ -120,10 +120,10 @@ def test_an_entry_that_breaks_a_constraint_raises_and_writes_nothing(
         game_id=started.pk, user=alice, action=DISCARD_CABIN, version=0, key="once"
     )
     action = action_to_json(legal_actions(engine_state(started))[0], "2021")
-    entry, _, snapshot = played(started, bob, action, key="once")  # the key seq 1 used
+    entry, new_state, _ = played(started, bob, action, key="once")  # the key seq 1 used
 
     with pytest.raises(IntegrityError), transaction.atomic():
-        store.append(started, 1, entry, fields=services.PROGRESS_FIELDS, snapshot=snapshot)
+        store.append(started, 1, entry, fields=services.PROGRESS_FIELDS, state=new_state)
 
     assert Game.objects.get(pk=started.pk).version == 1
     assert snapshot_of(started)[0] == 1
