@@ -30,7 +30,6 @@ from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game, Seat
 from tournaments import notifications, results, selectors
 from tournaments.models import (
-    ChangeLog,
     Competition,
     Competitor,
     GameEntry,
@@ -40,6 +39,7 @@ from tournaments.models import (
     ScoreVote,
     TournamentRound,
 )
+from tournaments.services import log
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def recorded_game_create(
         )
         for n, c in enumerate(competitors)
     )
-    _log(
+    log(
         competition,
         by,
         "game_recorded",
@@ -179,7 +179,7 @@ def _round_record(
     )
     _settle(record, game, organiser_decides=organiser and seat is None)
     _derive(game, competition, scored)
-    _log(
+    log(
         competition,
         by,
         "round_entered",
@@ -223,7 +223,7 @@ def round_vote(*, record: ScoreRecord, by: User, verdict: str, reason: str = "")
     rules = RuleSet.from_json(game.rules)
     _derive(game, competition, recorded.outcome(rules, [r.dollars for r in _effective(game)]))
     subject = f"game {game.pk} round {record.round_number}"
-    _log(
+    log(
         competition,
         by,
         f"round_{verdict}ed" if verdict == "confirm" else "round_disputed",
@@ -278,7 +278,7 @@ def round_correct(
     )
     _derive(game, competition, scored)
     action = "round_corrected" if dollars is not None else "round_removed"
-    _log(
+    log(
         competition,
         by,
         action,
@@ -347,24 +347,3 @@ def _derive(game: Game, competition: Competition, scored: recorded.Outcome) -> N
     now = timezone.now()
     if results.sync_game(competition=competition, game=game, now=now) and results.counts(game):
         notifications.result_ready(competition, game)
-
-
-def _log(
-    competition: Competition,
-    actor: User,
-    action: str,
-    subject: str,
-    *,
-    reason: str = "",
-    before: object = None,
-    after: object = None,
-) -> None:
-    ChangeLog.objects.create(
-        competition=competition,
-        actor=actor,
-        action=action,
-        subject=subject,
-        reason=reason,
-        before=before,
-        after=after,
-    )

@@ -54,7 +54,8 @@ def log(
     before: object = None,
     after: object = None,
 ) -> None:
-    """Append to the competition's change log."""
+    """Append to the competition's change log: the services here, tournaments.running,
+    tournaments.nights and tournaments.recording all write it through this one function."""
     ChangeLog.objects.create(
         competition=competition,
         actor=actor,
