@@ -28,7 +28,7 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game, Seat
-from tournaments import notifications, results, selectors
+from tournaments import notifications, refusals, results, selectors
 from tournaments.models import (
     Competition,
     Competitor,
@@ -49,10 +49,6 @@ class RoundEntry:
 
     record: ScoreRecord
     replayed: bool = False
-
-
-def _refuse(error: ScoreError) -> DomainError:
-    return DomainError(error.code, error.message, error.details, status=error.http_status)
 
 
 @transaction.atomic
@@ -162,7 +158,7 @@ def _round_record(
         recorded.check_round(rules, dollars)
         scored = recorded.outcome(rules, [r.dollars for r in rounds] + [dollars])
     except ScoreError as error:
-        raise _refuse(error) from None
+        raise refusals.score_refusal(error, rules) from None
     record = ScoreRecord.objects.create(
         game=game,
         round_number=len(rounds) + 1,
@@ -261,7 +257,7 @@ def round_correct(
             recorded.check_round(rules, dollars)
             scored = recorded.outcome(rules, corrected)
         except ScoreError as error:
-            raise _refuse(error) from None
+            raise refusals.score_refusal(error, rules) from None
     elif round_number != len(rounds):
         raise DomainError("not_last_round", "Only the last round can be removed; correct others.")
     else:

@@ -177,7 +177,7 @@ def _check_enough(rules: RuleSet, denomination: Denomination, dollars: Sequence[
     # the seat whose stack, after those before it, the deck can no longer pay is named
     seat = next(s for s, held in enumerate(accumulate(needs)) if held > denomination.count)
     cards = rules.edition_data.cards
-    names = " or ".join(cards[c].name for c in denomination.cards)
+    names = ", ".join(cards[c].name for c in denomination.cards)
     raise ScoreError(
         f"Together the seats need at least {needed} cards worth ${denomination.value:,} "
         f"({names}), but the deck holds only {denomination.count}.",

@@ -112,6 +112,24 @@ def test_a_seat_s_refusal_is_beside_its_field_with_the_apis_words_and_the_typing
     assert not ScoreRecord.objects.exists()
 
 
+def test_a_german_sheet_says_the_deck_s_refusal_in_german_with_german_dollars(
+    club: Club, alice: User
+) -> None:
+    alice.language = "de"
+    alice.save(update_fields=["language"])
+    rules = CLASSIC.with_options(edition="de2023", advanced={"penny_jar": True})
+    table = recorded_game(club, alice, ["Alice", "Bob", "Dora"], rules=rules)
+    response = as_user(alice).post(
+        f"/sheets/{table.pk}/rounds/", entry(table, "7", "7", "6"), headers=HTMX
+    )
+
+    assert response.status_code == 400
+    assert (
+        "Zusammen brauchen die Plätze mindestens 5 Karten im Wert von 1.000 $ (Münzenglas), "
+        "aber das Kartenspiel enthält nur 2."
+    ) in text(response.content)
+
+
 def test_a_deck_total_refusal_is_said_above_the_fields(table: Game, alice: User) -> None:
     response = as_user(alice).post(
         f"/sheets/{table.pk}/rounds/", entry(table, "1000", "500", "0"), headers=HTMX

@@ -136,7 +136,10 @@ def test_more_penny_jars_than_the_deck_holds_get_a_json_error_naming_the_card(
         "needed": 5,
         "deck_count": 2,
     }
-    assert "the deck holds only 2" in body["message"]
+    assert body["message"] == (
+        "Together the seats need at least 5 cards worth $1,000 (Penny Jar), "
+        "but the deck holds only 2."
+    )
     assert counts() == before
 
 
