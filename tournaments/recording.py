@@ -29,6 +29,7 @@ from games import services as game_services
 from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game, Seat
 from tournaments import notifications, refusals, results, selectors
+from tournaments.changelog import log
 from tournaments.models import (
     Competition,
     Competitor,
@@ -39,7 +40,6 @@ from tournaments.models import (
     ScoreVote,
     TournamentRound,
 )
-from tournaments.services import log
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import notifications, recording, results, roster, seating, selectors
+from tournaments.changelog import log
 from tournaments.models import (
     Competition,
     Competitor,
@@ -37,7 +38,7 @@ from tournaments.models import (
     Tournament,
     TournamentRound,
 )
-from tournaments.services import competition_create, log, require_organiser
+from tournaments.services import competition_create, require_organiser
 
 MAX_ROUNDS = 20
 

@@ -23,8 +23,8 @@ from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import ranking, results, roster, selectors
+from tournaments.changelog import log
 from tournaments.models import (
-    ChangeLog,
     Competition,
     Competitor,
     GameEntry,
@@ -42,29 +42,6 @@ def require_organiser(competition: Competition, user: User) -> None:
     """Refuse anyone but the competition's organisers (and staff)."""
     if not selectors.is_organiser(competition, user):
         raise DomainError("permission_denied", _("Only an organiser may do that."), status=403)
-
-
-def log(
-    competition: Competition,
-    actor: User | None,
-    action: str,
-    subject: str,
-    *,
-    reason: str = "",
-    before: object = None,
-    after: object = None,
-) -> None:
-    """Append to the competition's change log: the services here, tournaments.running,
-    tournaments.nights and tournaments.recording all write it through this one function."""
-    ChangeLog.objects.create(
-        competition=competition,
-        actor=actor,
-        action=action,
-        subject=subject,
-        reason=reason,
-        before=before,
-        after=after,
-    )
 
 
 def competition_create(
