@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Sequence
+from typing import Any, cast
 
+from celery import Task, signature
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -135,10 +137,18 @@ def version_create(
     if previous is not None:
         version.mu = previous.mu
         version.save(update_fields=["mu"])
-    from bots.tasks import validate_version
-
-    dispatch.send_on_commit(validate_version, (version.pk,))
+    dispatch.send_on_commit(_by_name(VALIDATE_VERSION), (version.pk,))
     return version
+
+
+VALIDATE_VERSION = "bots.validate_version"  # bots.tasks.validate_version
+
+
+def _by_name(task: str) -> Task[Any, Any]:
+    """A task of bots.tasks to send, by its name: the tasks sit above the services they
+    call, so this module never imports them (the import contract "bots has no import
+    cycles"). A signature sends as the task itself would (``apply_async``, ``name``)."""
+    return cast("Task[Any, Any]", signature(task))
 
 
 @transaction.atomic
