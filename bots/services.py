@@ -4,6 +4,10 @@ Bots play as their own users through games.services, like anyone else. A match i
 up as one game per seat rotation (duplicate deals: the same seed every time), every
 seat under a SeatControl; its result is rated exactly once, with the versions' rating
 rows locked so concurrent matches cannot lose each other's updates.
+
+This module is policy and transactions: the statements a match's claim, results and
+finish take are bots.persistence's, leases are bots.leases' and the clock's rules
+bots.timecontrol's.
 """
 
 from __future__ import annotations
