@@ -25,7 +25,7 @@ from django.utils import timezone
 from accounts.models import User
 from cya_site import dispatch, metrics
 from cya_site.errors import DomainError
-from games import eventlog, feed, notify, seating, selectors, store
+from games import eventlog, feed, notify, seating, selectors, signals, store
 from games.engine import (
     RuleSet,
     State,
@@ -807,6 +807,7 @@ def _after_commit(
     def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
         if end is not None:
             metrics.GAMES_ENDED.labels(status).inc()
+            signals.game_ended.send_robust(sender=Game, game_id=game_id)  # errors logged
         notify.publish(game_id, (version, status), update, decision, end)
         if deadline is not None:
             from games.tasks import enforce_deadline

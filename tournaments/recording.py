@@ -28,7 +28,7 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game, Seat
-from tournaments import notifications, refusals, results, selectors
+from tournaments import refusals, results, selectors
 from tournaments.changelog import log
 from tournaments.models import (
     Competition,
@@ -341,5 +341,4 @@ def _derive(game: Game, competition: Competition, scored: recorded.Outcome) -> N
     game_services.recorded_rounds_set(game=game, rounds=rounds, winners=scored.winners)
     game.refresh_from_db()
     now = timezone.now()
-    if results.sync_game(competition=competition, game=game, now=now) and results.counts(game):
-        notifications.result_ready(competition, game)
+    results.take_in(competition=competition, game=game, now=now)

@@ -12,7 +12,6 @@ from datetime import date
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -22,7 +21,7 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import ranking, results, roster, selectors
+from tournaments import ranking, roster, selectors
 from tournaments.changelog import log
 from tournaments.models import (
     Competition,
@@ -280,11 +279,6 @@ def night_digital_game(
         after={"players": [c.name for c in competitors]},
     )
     return game
-
-
-def results_sync(*, competition: Competition) -> int:
-    """Take in every game of the competition that finished since (idempotent)."""
-    return results.sync_competition(competition=competition, now=timezone.now())
 
 
 # --- notifications ------------------------------------------------------------------------------
