@@ -10,7 +10,8 @@ deals; the intervals are 95% over deals. The search budget is the default, 200
 iterations a decision, without its 500 ms cap, so the figures do not depend on the
 machine's load; ``--iterations`` or ``--ms`` change it. Deals are spread over ``--jobs``
 processes (every core by default) and give the same figures whatever the count. The
-engine's random-play rate is measured in the same run, to compare machines.
+engine's random-play rate is measured in the same run, to compare machines. ``--record``
+adds both tables to ``bots/strength.json``, which the ladder page shows.
 
 The last line is read by tools:
 ``search_vs_3shark_win=<share> ci95=<half-width> search_vs_shark_2p_win=<share>
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -28,12 +30,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.engine import engine_rate
-from bots.strategies.arena import Maker, Row, budget, deals_played, strength, table
+from bots.strategies.arena import (
+    Maker,
+    Row,
+    budget,
+    deals_played,
+    strength,
+    strengths,
+    table,
+)
+from bots.strength import STRENGTH_FILE, measurement, record
 from games.engine import RuleSet
 
 
-def measure(seats: int, games: int, seed: int, make: Maker, jobs: int) -> Row:
-    """ismcts against ``seats - 1`` sharks: its row of the strength table."""
+def measure(
+    seats: int, games: int, seed: int, make: Maker, jobs: int, record_in: Path | None
+) -> Row:
+    """ismcts against ``seats - 1`` sharks: its row of the strength table (recorded in
+    ``record_in`` for the ladder page, if given)."""
     names = ["ismcts", *["shark"] * (seats - 1)]
     deals = max(1, games // seats)
     start = time.perf_counter()
@@ -49,6 +63,10 @@ def measure(seats: int, games: int, seed: int, make: Maker, jobs: int) -> Row:
     played = deals_played(rules, names, deals, seed, make, progress, jobs)
     rows = strength(names, played)
     print("\n".join(table(rows)))
+    if record_in is not None:
+        command = shlex.join(["python", "benchmarks/strength.py", *sys.argv[1:]])
+        spend = (make.iterations, make.ms)
+        record(measurement(names, "2021", deals, spend, command, strengths(rows)), record_in)
     searched = sum(d.searched for d in played)
     decisions = sum(d.decisions for d in played)
     spent = time.perf_counter() - start
@@ -68,6 +86,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=3.0, help="engine rate CPU seconds")
+    parser.add_argument(
+        "--record",
+        nargs="?",
+        const=STRENGTH_FILE,
+        type=Path,
+        help=f"add both tables to this file (default {STRENGTH_FILE.name}) for the ladder page",
+    )
     args = parser.parse_args()
     if args.games < 2:
         parser.error("--games must be at least 2")
@@ -79,8 +104,8 @@ def main() -> None:
         f"{args.jobs} processes",
         flush=True,
     )
-    four = measure(4, args.games, args.seed, make, args.jobs)
-    two = measure(2, args.games, args.seed, make, args.jobs)
+    four = measure(4, args.games, args.seed, make, args.jobs, args.record)
+    two = measure(2, args.games, args.seed, make, args.jobs, args.record)
     rate = engine_rate(RuleSet.preset("2021", seats=4), args.seconds, with_observe=False)
     print(
         f"search_vs_3shark_win={four.win.mean:.3f} ci95={four.win.half:.3f} "

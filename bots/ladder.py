@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from bots import services
+from bots import leases, services
 from bots.matchmaking import Candidate, pick_table
 from bots.models import BotVersion, Match, MatchEntry
 from games.engine import RuleSet
@@ -22,7 +22,7 @@ def schedule() -> list[Match]:
     Single-flight: while one run schedules, another (beat fired twice, two beats) finds
     it busy and creates nothing, so the ladder is never overbooked.
     """
-    if not services.single_flight(services.LEASE_LADDER):
+    if not leases.single_flight(leases.LEASE_LADDER):
         return []
     busy_states = (Match.Status.SCHEDULED, Match.Status.RUNNING)
     running = Match.objects.filter(kind=Match.Kind.LADDER, status__in=busy_states).count()

@@ -3,8 +3,8 @@
 Nothing touches the database. Webhook seats get the ladder's treatment through the
 ladder's own functions: the same signed decision body and budget
 (``runner.webhook_decision``, ``webhook.ask``), the same verdict on each answer
-(``runner.judge``), the same clock (``services.bank_after_answer``/``bank_after_strike``)
-and, after ``services.MAX_STRIKES`` strikes, the runner's autopilot for the rest of the
+(``runner.judge``), the same clock (``timecontrol.bank_after_answer``/``bank_after_strike``)
+and, after ``timecontrol.MAX_STRIKES`` strikes, the runner's autopilot for the rest of the
 game, which ranks the seat last. Built-in seats run their strategy in process, seeded by
 (seed, game, version) as the runner seeds them.
 """
@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from django.utils import timezone
 
-from bots import ratings, runner, services, webhook
+from bots import ratings, runner, timecontrol, webhook
 from bots.strategies import STRATEGIES, SeatView, strategy
 from games.engine import RuleSet, State, apply, new_game, observe
 
@@ -184,15 +184,15 @@ class _Table:
         answer = webhook.ask(player.url, self.secret, payload, timeout=budget_ms / 1000)
         record.answers += 1
         record.used_ms += answer.elapsed_ms
-        record.time_bank_ms = services.bank_after_answer(
+        record.time_bank_ms = timecontrol.bank_after_answer(
             record.time_bank_ms, self.decision_ms, answer.elapsed_ms
         )
         verdict = runner.judge(state, answer)
         if verdict.fault is not None:
             strike = StrikeNote(state.version, verdict.fault, verdict.detail, answer.elapsed_ms)
             record.strikes.append(strike)
-            record.time_bank_ms = services.bank_after_strike(record.time_bank_ms, verdict.fault)
-            if len(record.strikes) >= services.MAX_STRIKES:
+            record.time_bank_ms = timecontrol.bank_after_strike(record.time_bank_ms, verdict.fault)
+            if len(record.strikes) >= timecontrol.MAX_STRIKES:
                 record.autopilot_at = state.version
         if self.on_answer is not None:
             self.on_answer(number, state.to_act, state.version, answer, verdict)

@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Max, QuerySet
 
-from bots import services
+from bots import leases
 from bots.models import BotVersion, Match
 from games.models import Game
 
@@ -28,13 +28,13 @@ VALIDATING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
 def idle_matches(now: datetime) -> list[int]:
     """Matches to send again (marked as sent now): unfinished, idle, held by no one."""
     stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    return _take(_waiting_matches(stale), services.LEASE_MATCH, stale, now)
+    return _take(_waiting_matches(stale), leases.LEASE_MATCH, stale, now)
 
 
 def idle_validations(now: datetime) -> list[int]:
     """Versions whose validation to send again, as ``idle_matches``."""
     stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
-    return _take(_waiting_validations(stale), services.LEASE_VERSION, stale, now)
+    return _take(_waiting_validations(stale), leases.LEASE_VERSION, stale, now)
 
 
 def idle_counts(now: datetime) -> dict[str, int]:
@@ -42,8 +42,8 @@ def idle_counts(now: datetime) -> dict[str, int]:
     nothing (``manage.py status``): at most SWEEP_BATCH of each, as a sweep takes."""
     stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
     return {
-        "matches": len(_unheld(_waiting_matches(stale), services.LEASE_MATCH)),
-        "validations": len(_unheld(_waiting_validations(stale), services.LEASE_VERSION)),
+        "matches": len(_unheld(_waiting_matches(stale), leases.LEASE_MATCH)),
+        "validations": len(_unheld(_waiting_validations(stale), leases.LEASE_VERSION)),
     }
 
 
@@ -58,7 +58,7 @@ def _waiting_validations(stale: datetime) -> QuerySet[BotVersion]:
 def _unheld(found: QuerySet[Any], namespace: int) -> list[int]:
     """The ids of ``found`` that no one holds, oldest first (at most SWEEP_BATCH)."""
     ids = found.order_by("dispatched_at").values_list("pk", flat=True)[: settings.SWEEP_BATCH]
-    return [pk for pk in ids if services.lease_free(namespace, pk)]
+    return [pk for pk in ids if leases.lease_free(namespace, pk)]
 
 
 def _take(found: QuerySet[Any], namespace: int, stale: datetime, now: datetime) -> list[int]:
@@ -84,5 +84,5 @@ def idle_turns(now: datetime) -> list[tuple[int, int]]:
     return [
         (pk, version)
         for pk, version, to_act, bots in found[: settings.SWEEP_BATCH]
-        if to_act in bots and services.lease_free(services.LEASE_TURN, pk)
+        if to_act in bots and leases.lease_free(leases.LEASE_TURN, pk)
     ]

@@ -17,17 +17,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cache
 from random import Random
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from django.conf import settings
 from django.utils import timezone
 
 from bots import services, webhook
 from bots.models import Bot, Match, SeatControl, Strike
+from bots.persistence import games as game_rows
+from bots.persistence.games import Seating
 from bots.strategies import SeatView, Strategy, strategy
-from cya_site import rows
 from cya_site.errors import DomainError
 from games import notify, selectors, store
 from games import services as game_services
@@ -39,7 +39,7 @@ from games.engine import (
     apply,
     default_action,
 )
-from games.models import Game, GameSnapshot
+from games.models import Game
 
 AUTOPILOT = "greedy"
 
@@ -67,8 +67,8 @@ class Pace(NamedTuple):
 
 def run_match(match: Match) -> Match:
     """Play every game of the match to its end, then aggregate and rate (exactly once)."""
-    seatings = _seatings("mg.match_id", match.pk)
-    games = _games(match.pk)
+    seatings = game_rows.match_seatings(match.pk)
+    games = game_rows.match_games(match.pk)
     in_memory = [g for g in games if _all_in_process(g, seatings[g.pk])]
     if in_memory:  # played first, and written together: one round trip for them all
         _run_in_memory(match, in_memory, seatings)
@@ -78,65 +78,18 @@ def run_match(match: Match) -> Match:
     return services.match_finish(match=match)
 
 
-_GAME, _SNAPSHOT = rows.Columns(Game, "g"), rows.Columns(GameSnapshot, "n")
-
-
-def _games(match_id: int) -> list[Game]:
-    """The match's games in rotation order, each with its snapshot, in one statement."""
-    found = rows.fetch_all(_games_sql(), [match_id], (_GAME, _SNAPSHOT))
-    return [selectors.with_snapshot(game, snapshot) for game, snapshot in found]
-
-
-@cache
-def _games_sql() -> str:
-    return (
-        f"SELECT {_GAME.sql}, {_SNAPSHOT.sql} FROM bots_matchgame mg"
-        f" JOIN {_GAME.table} ON g.id = mg.game_id"
-        f" LEFT JOIN {_SNAPSHOT.table} ON n.game_id = g.id"
-        " WHERE mg.match_id = %s ORDER BY mg.rotation"
-    )
-
-
-SeatingsBy = Literal["mg.match_id", "s.game_id"]  # a match's games, or one game
-
-
-class Seating(NamedTuple):
-    """Who decides a seat, as read when its game is taken up."""
-
-    control_id: int
-    in_process: bool  # a built-in version, or a seat on autopilot
-    strategy: str  # what plays it in process: its version's strategy, or the autopilot's
-
-
-def _seatings(where: SeatingsBy, key: int) -> dict[int, dict[int, Seating]]:
-    """Every seat of a match's games (``where`` "mg.match_id") or of one game ("s.game_id"),
-    by game and seat number, in one statement."""
-    with rows.cursor() as cursor:
-        cursor.execute(_seatings_sql(where), [key])
-        found = cursor.fetchall()
-    out: dict[int, dict[int, Seating]] = {}
-    for pk, game_id, number, autopilot, kind, name in found:
-        seating = Seating(pk, _plays_in_process(autopilot, kind), AUTOPILOT if autopilot else name)
-        out.setdefault(game_id, {})[number] = seating
-    return out
-
-
-@cache
-def _seatings_sql(where: SeatingsBy) -> str:
-    if where not in ("mg.match_id", "s.game_id"):
-        raise ValueError(f"seatings by {where!r}")
-    return (
-        "SELECT c.id, s.game_id, s.number, c.autopilot_since IS NOT NULL, b.kind, v.strategy"
-        " FROM bots_matchgame mg JOIN games_seat s ON s.game_id = mg.game_id"
-        " JOIN bots_seatcontrol c ON c.seat_id = s.id"
-        " JOIN bots_botversion v ON v.id = c.version_id JOIN bots_bot b ON b.id = v.bot_id"
-        f" WHERE {where} = %s"
-    )
-
-
 def _plays_in_process(autopilot: object, kind: str) -> bool:
     """Whether a seat is played here: on autopilot (truthy ``autopilot``), or built-in."""
     return bool(autopilot) or kind == Bot.Kind.BUILTIN
+
+
+def _seating_in_process(seating: Seating) -> bool:
+    return _plays_in_process(seating.autopilot, seating.kind)
+
+
+def _seating_strategy(seating: Seating) -> str:
+    """What plays a seat in process: its version's strategy, or the autopilot's."""
+    return AUTOPILOT if seating.autopilot else seating.strategy
 
 
 def _in_process(control: SeatControl) -> bool:
@@ -156,7 +109,7 @@ def _pick(match: Table, game: Game, state: State, chooser: Strategy) -> int:
 def run_game(match: Match, game: Game) -> Game:
     """Play one game to its end (or resume it)."""
     game.refresh_from_db()
-    return _run(match, game, _seatings("s.game_id", game.pk)[game.pk])
+    return _run(match, game, game_rows.game_seatings(game.pk))
 
 
 def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
@@ -178,7 +131,7 @@ def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
 
 def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
     """Whether an active game's every seat is decided here (``_run_in_memory``)."""
-    return game.status == Game.Status.ACTIVE and all(s.in_process for s in seatings.values())
+    return game.status == Game.Status.ACTIVE and all(map(_seating_in_process, seatings.values()))
 
 
 def _run_in_memory(
@@ -191,7 +144,7 @@ def _run_in_memory(
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:
-    seats = {n: strategy(s.strategy) for n, s in seatings.items()}
+    seats = {n: strategy(_seating_strategy(s)) for n, s in seatings.items()}
 
     def choose(state: State) -> int:
         return _pick(match, game, state, seats[state.to_act])

@@ -11,7 +11,7 @@ import logging
 from celery import shared_task
 from django.utils import timezone
 
-from bots import ladder, recovery, runner, services, validation
+from bots import ladder, leases, recovery, runner, services, validation
 from bots.models import BotVersion
 from cya_site import dispatch, metrics
 
@@ -42,7 +42,7 @@ def play_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
 
 
 def _play(match_id: int, *, attempt: bool) -> str:
-    with services.lease(services.LEASE_MATCH, match_id) as held:
+    with leases.lease(leases.LEASE_MATCH, match_id) as held:
         if not held:
             return "held elsewhere"
         match = services.match_claim(match_id=match_id, attempt=attempt)
@@ -73,7 +73,7 @@ def _play(match_id: int, *, attempt: bool) -> str:
 def validate_version(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
     """Handshake and one validation game at a full table before a version is ranked."""
     try:
-        with services.lease(services.LEASE_VERSION, version_id) as held:
+        with leases.lease(leases.LEASE_VERSION, version_id) as held:
             if not held:
                 return "held elsewhere"
             version = BotVersion.objects.select_related("bot").get(pk=version_id)
@@ -105,7 +105,7 @@ def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyp
     """A bot seat's move at a people's table (bots.tables), if it is still its turn at
     ``version``; a second delivery finds the move made, or the game held, and leaves."""
     try:
-        with services.lease(services.LEASE_TURN, game_id) as held:
+        with leases.lease(leases.LEASE_TURN, game_id) as held:
             if not held:
                 return "held elsewhere"
             return runner.play_turn(game_id, version)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts.models import User
-from bots import runner, services, webhook
+from bots import leases, runner, services, webhook
 from bots.models import Bot, BotVersion, Match, SeatControl
 from games.engine import RuleSet
 
@@ -30,7 +30,7 @@ def builtin_versions(names: tuple[str, ...] = BUILTIN_OPPONENTS) -> list[BotVers
     if found is not None:
         return found
     with transaction.atomic():
-        services.serialised(services.LEASE_BUILTIN)
+        leases.serialised(leases.LEASE_BUILTIN)
         owner = services.platform_user()
         return [_builtin(owner, name) for name in names]
 

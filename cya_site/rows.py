@@ -37,20 +37,6 @@ def quote(name: str) -> str:
     return str(connection.ops.quote_name(name))
 
 
-def table(model: type[Model]) -> str:
-    """The model's table, quoted: for statements written by hand, whose names must still
-    come from ``_meta``."""
-    return quote(model._meta.db_table)
-
-
-def column(model: type[Model], field_name: str) -> str:
-    """The column of the model's field ``field_name`` (``"game"`` gives ``"game_id"``; ``"pk"``
-    the primary key's), quoted."""
-    if field_name == "pk":
-        return quote(model._meta.pk.column)
-    return quote(_field(model, field_name).column)
-
-
 class Columns:
     """Every concrete column of a model as ``alias.column`` in a SELECT, and the way back
     from the selected values to a model instance."""
@@ -282,3 +268,35 @@ def _field(model: type[Model], name: str) -> Field[Any, Any]:
     if not isinstance(field, Field) or not field.concrete:
         raise TypeError(f"{model.__name__}.{name} is not a column")
     return field
+
+
+def table(model: type[Model]) -> str:
+    """A model's table name, quoted: for the target of an UPDATE or INSERT."""
+    return quote(model._meta.db_table)
+
+
+def column(model: type[Model], field_name: str) -> str:
+    """A field's column name, quoted and unqualified: for a SET list or an INSERT's columns
+    (``"game"`` gives ``"game_id"``; ``"pk"`` the primary key's column)."""
+    if field_name == "pk":
+        return quote(model._meta.pk.column)
+    return quote(_field(model, field_name).column)
+
+
+class Table:
+    """A model's table under an alias, for a statement written by hand with names from
+    ``_meta``: ``str()`` is ``"table" alias`` (for FROM, JOIN, UPDATE) and each field is an
+    attribute giving its qualified column, ``alias."column"`` (a foreign key's ``_id``
+    column under the field's name). A renamed table or column follows the model."""
+
+    def __init__(self, model: type[Model], alias: str) -> None:
+        self._model = model
+        self._alias = alias
+
+    def __str__(self) -> str:
+        return f"{table(self._model)} {self._alias}"
+
+    def __getattr__(self, field_name: str) -> str:
+        if field_name.startswith("_"):
+            raise AttributeError(field_name)
+        return f"{self._alias}.{column(self._model, field_name)}"

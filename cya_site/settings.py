@@ -201,6 +201,9 @@ BOT_MOVE_DELAY_MS = env_int("BOT_MOVE_DELAY_MS", 800, minimum=0)
 # an outage for more than SWEEP_AFTER_SECONDS (a match or a validation no worker holds, a
 # deadline whose task was lost) is sent again; at most SWEEP_BATCH of each kind per sweep.
 SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 30, minimum=1)
+# how far back tournaments.sync_results looks for competition games whose take_result
+# task was lost (a game's end sends one at once; this is only the safety net)
+RESULTS_SWEEP_HOURS = env_int("RESULTS_SWEEP_HOURS", 24, minimum=1)
 SWEEP_AFTER_SECONDS = env_int("SWEEP_AFTER_SECONDS", 120, minimum=1)
 SWEEP_BATCH = env_int("SWEEP_BATCH", 100, minimum=1)
 CELERY_BEAT_SCHEDULE = {

@@ -23,6 +23,7 @@ from cya_site.errors import DomainError
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import recording, roster, seating, selectors
+from tournaments.changelog import log
 from tournaments.models import (
     CheckIn,
     Competitor,
@@ -31,7 +32,7 @@ from tournaments.models import (
     Member,
     NightRound,
 )
-from tournaments.services import competitor_of_member, log, require_organiser
+from tournaments.services import competitor_of_member, require_organiser
 
 DEFAULT_PREFERRED = 4
 

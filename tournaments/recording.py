@@ -4,8 +4,9 @@ The ledger (``ScoreRecord`` and ``ScoreVote``) is the truth and is only ever app
 a correction is a new record superseding the old one, with who, when and why, and the
 competition's change log keeps before and after. After every change the game's derived
 rows (rounds, tallies, places: games.services.recorded_rounds_set) and the competition's
-results are rebuilt from the effective records. Each round is checked against the deck
-and the ending rules (tournaments.scorecheck) before anything is written.
+results are rebuilt from the effective records. Each change is checked against the deck
+and the ending rules, and the rounds it leaves are scored, once, by the engine
+(games.engine.recorded) before anything is written.
 
 Who may do what: a seated player with an account, or an organiser, enters rounds; every
 seated player with an account confirms (the one who entered it has); an organiser's
@@ -25,11 +26,11 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from cya_site.errors import DomainError
 from games import services as game_services
-from games.engine import RuleSet
+from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game, Seat
-from tournaments import notifications, results, scorecheck, selectors
+from tournaments import refusals, results, selectors
+from tournaments.changelog import log
 from tournaments.models import (
-    ChangeLog,
     Competition,
     Competitor,
     GameEntry,
@@ -48,10 +49,6 @@ class RoundEntry:
 
     record: ScoreRecord
     replayed: bool = False
-
-
-def _refuse(error: scorecheck.ScoreError) -> DomainError:
-    return DomainError(error.code, error.message, error.details, status=422)
 
 
 @transaction.atomic
@@ -93,7 +90,7 @@ def recorded_game_create(
         )
         for n, c in enumerate(competitors)
     )
-    _log(
+    log(
         competition,
         by,
         "game_recorded",
@@ -158,10 +155,10 @@ def _round_record(
             "round_disputed", _("A disputed round must be settled first."), status=409
         )
     try:
-        scorecheck.check_round(rules, dollars)
-        scorecheck.outcome(rules, [r.dollars for r in rounds] + [dollars])
-    except scorecheck.ScoreError as error:
-        raise _refuse(error) from None
+        recorded.check_round(rules, dollars)
+        scored = recorded.outcome(rules, [r.dollars for r in rounds] + [dollars])
+    except ScoreError as error:
+        raise refusals.score_refusal(error, rules) from None
     record = ScoreRecord.objects.create(
         game=game,
         round_number=len(rounds) + 1,
@@ -177,8 +174,8 @@ def _round_record(
         as_organiser=organiser and seat is None,
     )
     _settle(record, game, organiser_decides=organiser and seat is None)
-    _derive(game, competition)
-    _log(
+    _derive(game, competition, scored)
+    log(
         competition,
         by,
         "round_entered",
@@ -219,9 +216,10 @@ def round_vote(*, record: ScoreRecord, by: User, verdict: str, reason: str = "")
     # like anyone's (it used to settle it as confirmed too).
     settles = organiser and seat is None and verdict == ScoreVote.Verdict.CONFIRM
     _settle(record, game, organiser_decides=settles)
-    _derive(game, competition)
+    rules = RuleSet.from_json(game.rules)
+    _derive(game, competition, recorded.outcome(rules, [r.dollars for r in _effective(game)]))
     subject = f"game {game.pk} round {record.round_number}"
-    _log(
+    log(
         competition,
         by,
         f"round_{verdict}ed" if verdict == "confirm" else "round_disputed",
@@ -256,12 +254,14 @@ def round_correct(
         corrected = [r.dollars for r in rounds]
         corrected[round_number - 1] = dollars
         try:
-            scorecheck.check_round(rules, dollars)
-            scorecheck.outcome(rules, corrected)
-        except scorecheck.ScoreError as error:
-            raise _refuse(error) from None
+            recorded.check_round(rules, dollars)
+            scored = recorded.outcome(rules, corrected)
+        except ScoreError as error:
+            raise refusals.score_refusal(error, rules) from None
     elif round_number != len(rounds):
         raise DomainError("not_last_round", "Only the last round can be removed; correct others.")
+    else:
+        scored = recorded.outcome(rules, [r.dollars for r in rounds[:-1]])
     record = ScoreRecord.objects.create(
         game=game,
         round_number=round_number,
@@ -272,9 +272,9 @@ def round_correct(
         actor=by,
         reason=reason,
     )
-    _derive(game, competition)
+    _derive(game, competition, scored)
     action = "round_corrected" if dollars is not None else "round_removed"
-    _log(
+    log(
         competition,
         by,
         action,
@@ -334,33 +334,11 @@ def _settle(record: ScoreRecord, game: Game, *, organiser_decides: bool) -> None
     record.save(update_fields=["status"])
 
 
-def _derive(game: Game, competition: Competition) -> None:
-    rules = RuleSet.from_json(game.rules)
-    rounds = [r.dollars for r in _effective(game)]
-    winners = scorecheck.outcome(rules, rounds).winners
-    game_services.recorded_rounds_set(game=game, rounds=rounds, winners=winners)
+def _derive(game: Game, competition: Competition, scored: recorded.Outcome) -> None:
+    """Rebuild the game's rows and the competition's results from the effective rounds,
+    as the engine scored them (``scored``: computed once per change, by the caller)."""
+    rounds = [list(r.scores) for r in scored.rounds]
+    game_services.recorded_rounds_set(game=game, rounds=rounds, winners=scored.winners)
     game.refresh_from_db()
     now = timezone.now()
-    if results.sync_game(competition=competition, game=game, now=now) and results.counts(game):
-        notifications.result_ready(competition, game)
-
-
-def _log(
-    competition: Competition,
-    actor: User,
-    action: str,
-    subject: str,
-    *,
-    reason: str = "",
-    before: object = None,
-    after: object = None,
-) -> None:
-    ChangeLog.objects.create(
-        competition=competition,
-        actor=actor,
-        action=action,
-        subject=subject,
-        reason=reason,
-        before=before,
-        after=after,
-    )
+    results.take_in(competition=competition, game=game, now=now)

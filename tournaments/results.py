@@ -12,9 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from games.models import Game, RoundScore, Seat
+from tournaments import notifications
 from tournaments.models import Competition, GameEntry, Result, ScoreRecord
 from tournaments.ranking import normalised
 
@@ -91,7 +92,11 @@ def sync_game(*, competition: Competition, game: Game, now: datetime) -> bool:
     return changed
 
 
-def sync_competition(*, competition: Competition, now: datetime) -> int:
-    """Bring every game of a competition up to date; how many games changed."""
-    games = Game.objects.filter(Q(competition_entries__competition=competition)).distinct()
-    return sum(sync_game(competition=competition, game=g, now=now) for g in games)
+def take_in(*, competition: Competition, game: Game, now: datetime) -> bool:
+    """Take a game's result into the competition and, if it changed and counts, tell the
+    competition's webhooks (``game.result``); True if anything changed. Idempotent: the
+    game's end, its recorded rounds, its round's close and the safety net all call it."""
+    changed = sync_game(competition=competition, game=game, now=now)
+    if changed and counts(game):
+        notifications.result_ready(competition, game)
+    return changed

@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from cya_site.errors import DomainError
 from tournaments import selectors
-from tournaments.models import ChangeLog, Competitor, League, Member
+from tournaments.changelog import log
+from tournaments.models import Competitor, League, Member
 
 
 def require_league_organiser(league: League, user: User) -> None:
@@ -75,11 +76,11 @@ def member_link(*, member: Member, by: User, user: User) -> Member:
     for competitor in competitors:
         competitor.user = user
         competitor.save(update_fields=["user"])
-        ChangeLog.objects.create(
-            competition=competitor.competition,
-            actor=by,
-            action="guest_linked",
-            subject=competitor.name,
+        log(
+            competitor.competition,
+            by,
+            "guest_linked",
+            competitor.name,
             after={"user": user.username},
         )
     return member

@@ -28,6 +28,7 @@ from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
 from tournaments import notifications, recording, results, roster, seating, selectors
+from tournaments.changelog import log
 from tournaments.models import (
     Competition,
     Competitor,
@@ -37,7 +38,7 @@ from tournaments.models import (
     Tournament,
     TournamentRound,
 )
-from tournaments.services import competition_create, log, require_organiser
+from tournaments.services import competition_create, require_organiser
 
 MAX_ROUNDS = 20
 
@@ -358,10 +359,7 @@ def round_advance(*, tournament: Tournament, number: int) -> TournamentRound | N
         )
     now = timezone.now()
     for game in games:
-        if results.sync_game(
-            competition=tournament.competition, game=game, now=now
-        ) and results.counts(game):
-            notifications.result_ready(tournament.competition, game)
+        results.take_in(competition=tournament.competition, game=game, now=now)
     round_.status = TournamentRound.Status.FINISHED
     round_.save(update_fields=["status"])
     if number >= tournament.rounds:
@@ -378,6 +376,32 @@ def round_advance(*, tournament: Tournament, number: int) -> TournamentRound | N
     if tournament.format == Tournament.Format.SWISS:
         _plan_swiss(tournament, number + 1)
     return _open(tournament, number + 1)
+
+
+def game_ended(*, game_id: int) -> int:
+    """A game has ended: take its result into every competition it belongs to, and close
+    its tournament round if that was the round's last table (idempotent: a resent or
+    repeated call changes nothing more). How many competitions' results changed."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return 0  # deleted since (a competition removed with its games)
+    entries = GameEntry.objects.filter(game=game).select_related("competition", "round__tournament")
+    competitions = {e.competition_id: e.competition for e in entries}
+    rounds = {e.round_id: e.round for e in entries if e.round is not None}
+    now = timezone.now()
+    changed = 0
+    for competition in competitions.values():
+        with transaction.atomic():
+            changed += results.take_in(competition=competition, game=game, now=now)
+    for round_ in rounds.values():
+        if round_.status != TournamentRound.Status.PLAYING:
+            continue
+        try:
+            round_advance(tournament=round_.tournament, number=round_.number)
+        except DomainError as error:
+            if error.code != "round_not_finished":
+                raise
+    return changed
 
 
 def results_complete(tournament: Tournament, games: Any) -> bool:

@@ -12,7 +12,6 @@ from datetime import date
 
 from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -22,9 +21,9 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import ranking, results, roster, selectors
+from tournaments import ranking, roster, selectors
+from tournaments.changelog import log
 from tournaments.models import (
-    ChangeLog,
     Competition,
     Competitor,
     GameEntry,
@@ -42,28 +41,6 @@ def require_organiser(competition: Competition, user: User) -> None:
     """Refuse anyone but the competition's organisers (and staff)."""
     if not selectors.is_organiser(competition, user):
         raise DomainError("permission_denied", _("Only an organiser may do that."), status=403)
-
-
-def log(
-    competition: Competition,
-    actor: User | None,
-    action: str,
-    subject: str,
-    *,
-    reason: str = "",
-    before: object = None,
-    after: object = None,
-) -> None:
-    """Append to the competition's change log."""
-    ChangeLog.objects.create(
-        competition=competition,
-        actor=actor,
-        action=action,
-        subject=subject,
-        reason=reason,
-        before=before,
-        after=after,
-    )
 
 
 def competition_create(
@@ -302,11 +279,6 @@ def night_digital_game(
         after={"players": [c.name for c in competitors]},
     )
     return game
-
-
-def results_sync(*, competition: Competition) -> int:
-    """Take in every game of the competition that finished since (idempotent)."""
-    return results.sync_competition(competition=competition, now=timezone.now())
 
 
 # --- notifications ------------------------------------------------------------------------------

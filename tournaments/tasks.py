@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from celery import chord, shared_task
+from django.conf import settings
+from django.utils import timezone
 
 from bots.tasks import play_match
+from cya_site import dispatch
 from cya_site.errors import DomainError
-from tournaments import notifications, running, services
-from tournaments.models import Competition, Delivery, Tournament, TournamentRound
+from games.models import Game
+from tournaments import notifications, running
+from tournaments.models import Delivery, GameEntry, Tournament, TournamentRound
 
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
 
@@ -57,14 +63,44 @@ def deliver(self, delivery_id: int) -> bool:  # type: ignore[no-untyped-def]
     return False
 
 
+@shared_task(
+    name="tournaments.take_result",
+    bind=True,
+    time_limit=120,
+    soft_time_limit=100,
+    max_retries=8,
+)
+def take_result(self, game_id: int) -> int:  # type: ignore[no-untyped-def]
+    """A game ended: take its result in and close its round if it was the last table
+    (``running.game_ended``, idempotent). Sent after the game's end commits (``on_game_ended``)."""
+    try:
+        return running.game_ended(game_id=game_id)
+    except dispatch.TRANSIENT as error:
+        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
+
+
+def on_game_ended(sender: object, game_id: int, **kwargs: object) -> None:
+    """``games.signals.game_ended`` receiver: a game of a competition sends
+    ``take_result``; any other game (ladder, lobby) costs this one query."""
+    if GameEntry.objects.filter(game_id=game_id).exists():
+        dispatch.send(take_result, (game_id,))
+
+
 @shared_task(name="tournaments.sync_results", time_limit=300, soft_time_limit=280)
 def sync_results() -> int:
-    """Take in finished games of people, and advance every round whose tables have all
-    finished: people's rounds, and bot rounds whose callback never came (a worker killed,
-    a broker restarted: their matches were resent by bots.sweep, outside the chord)."""
-    changed = 0
-    for competition in Competition.objects.filter(entries__game__status="finished").distinct():
-        changed += services.results_sync(competition=competition)
+    """The safety net under ``take_result``: take in competition games that ended in the
+    last ``RESULTS_SWEEP_HOURS`` (a send lost to a crash or a broker restart between a
+    game's end and its task), and advance every round whose tables have all finished:
+    bot rounds whose callback never came (a worker killed, a broker restarted: their
+    matches were resent by bots.sweep, outside the chord) included. Bounded by time, not
+    by every competition that ever had a game."""
+    since = timezone.now() - timedelta(hours=settings.RESULTS_SWEEP_HOURS)
+    ended = Game.objects.filter(
+        competition_entries__isnull=False,
+        status__in=(Game.Status.FINISHED, Game.Status.ABORTED),
+        finished_at__gte=since,
+    ).distinct()
+    changed = sum(running.game_ended(game_id=pk) for pk in ended.values_list("pk", flat=True))
     for round_ in TournamentRound.objects.filter(
         status=TournamentRound.Status.PLAYING
     ).select_related("tournament"):

@@ -16,14 +16,18 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shlex
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from math import sqrt
+from pathlib import Path
 from random import Random
 
 from openskill.models import PlackettLuce
 
+from bots.strength import STRENGTH_FILE, Strength, measurement, record
 from games.engine import RuleSet, State, apply, new_game
 from games.engine.scoring import ranking
 
@@ -237,6 +241,24 @@ def duplicate(
     return strength(names, played)
 
 
+def strengths(rows: Sequence[Row]) -> list[Strength]:
+    """The rows as ``bots.strength`` records them."""
+    return [
+        Strength(
+            name=r.name,
+            seats=r.seats,
+            games=r.games,
+            win=r.win.mean,
+            win_ci95=r.win.half,
+            place=r.place.mean,
+            place_ci95=r.place.half,
+            mu=r.mu,
+            sigma=r.sigma,
+        )
+        for r in rows
+    ]
+
+
 def table(rows: Sequence[Row]) -> list[str]:
     """The strength table as text lines."""
     out = [f"  {'strategy':<8} seats  {'win share':>16}  {'average place':>16}  openskill"]
@@ -259,6 +281,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=None, help="search budget per move")
     parser.add_argument("--ms", type=float, default=None, help="search time per move")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
+    parser.add_argument(
+        "--record",
+        nargs="?",
+        const=STRENGTH_FILE,
+        type=Path,
+        help=f"add the table to this file (default {STRENGTH_FILE.name}) for the ladder page",
+    )
     args = parser.parse_args(argv)
     if len(args.seat) < 2:
         parser.error("seat at least two strategies")
@@ -276,6 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"({args.preset}), seed {args.seed}{spent if searched else ''}"
     )
     print("\n".join(table(rows)))
+    if args.record is not None:
+        spend = (make.iterations, make.ms) if searched else (None, None)
+        given = sys.argv[1:] if argv is None else list(argv)
+        command = shlex.join(["python", "-m", "bots.strategies.arena", *given])
+        table_ = measurement(args.seat, args.preset, args.deals, spend, command, strengths(rows))
+        record(table_, args.record)
+        print(f"recorded in {args.record}")
     return 0
 
 

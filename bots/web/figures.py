@@ -1,9 +1,12 @@
 """A bot in words and pictures: its kind and statuses said in the page's language, a
-game's replay address, and its rating history drawn by ``cya_site.charts``."""
+game's replay address, its rating history drawn by ``cya_site.charts``, and the
+built-ins' measured strength (``bots.strength``) as the ladder page shows it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from typing import Any
 
 from django.urls import reverse
 from django.utils.formats import number_format
@@ -11,10 +14,17 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from bots import strength
 from bots.models import Bot, BotVersion, Match
 from bots.selectors import RatingPoint
 from cya_site import charts
 
+STRATEGY_NAMES = {
+    "random": gettext_lazy("Random (built-in: any legal move)"),
+    "greedy": gettext_lazy("Greedy (built-in: the best move now)"),
+    "shark": gettext_lazy("Shark (built-in: counts cards)"),
+    "ismcts": gettext_lazy("Strong (built-in: searches ahead)"),
+}
 KIND_WORDS = {
     Bot.Kind.BUILTIN: gettext_lazy("built-in strategy, run by the platform"),
     Bot.Kind.WEBHOOK: gettext_lazy("webhook: the platform calls the bot's URL"),
@@ -79,3 +89,25 @@ def rating_figure(points: Sequence[RatingPoint]) -> charts.Figure | None:
     # cya_site.charts escapes every word it draws: the template prints it as it is.
     legend = tuple(charts.Key(k.label, mark_safe(k.swatch)) for k in figure.legend)
     return charts.Figure(mark_safe(figure.svg), legend)
+
+
+@cache
+def _measured() -> tuple[strength.Measurement, ...]:
+    """The recorded tables, read once per process (the file changes only with a deploy)."""
+    return tuple(strength.load())
+
+
+def strength_tables() -> list[dict[str, Any]]:
+    """Each recorded strength table, its strategies in words, strongest first."""
+    return [
+        {
+            "table": m,
+            "seats": len(m.lineup),
+            "fair": 1 / len(m.lineup),
+            "rows": [
+                {"strength": row, "label": STRATEGY_NAMES.get(row.name, row.name)}
+                for row in sorted(m.rows, key=lambda r: (-r.win, r.place))
+            ],
+        }
+        for m in _measured()
+    ]

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from accounts.models import User
 from bots import selectors
 from bots.models import BotVersion, SeatControl
+from bots.web.figures import STRATEGY_NAMES
 from cya_site.errors import DomainError
 from cya_site.forms import PageForm
 from games import services as game_services
@@ -33,12 +34,6 @@ ME = "me"
 MOST_SEATS = 6
 # what each bot seat holds unless changed: a newcomer picks a table size and starts
 DEFAULT_OPPONENTS = ("greedy", "shark", "random", "greedy", "shark")
-STRATEGY_NAMES = {
-    "random": _("Random (built-in: any legal move)"),
-    "greedy": _("Greedy (built-in: the best move now)"),
-    "shark": _("Shark (built-in: counts cards)"),
-    "ismcts": _("Strong (built-in: searches ahead)"),
-}
 OPEN_TABLES_SHOWN = 30
 
 

@@ -38,8 +38,10 @@ def _user(request: HttpRequest) -> User | None:
 
 
 def ladder(request: HttpRequest) -> HttpResponse:
-    """Ranked bot versions, best first, provisional ratings flagged."""
-    return render(request, "bots/ladder.html", {"board": selectors.leaderboard()})
+    """Ranked bot versions, best first, provisional ratings flagged; below them, the
+    built-ins' strength as the arena measured it."""
+    context = {"board": selectors.leaderboard(), "strength": figures.strength_tables()}
+    return render(request, "bots/ladder.html", context)
 
 
 def bot_list(request: HttpRequest) -> HttpResponse:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from django import template
+from django.utils.formats import number_format
 from django.utils.translation import get_language
 
 register = template.Library()
@@ -25,6 +26,17 @@ def format_dollars(amount: int | None, language: str | None = None) -> str:
 def dollars(amount: int | None) -> str:
     """An amount of dollars, formatted for the active language."""
     return format_dollars(amount)
+
+
+@register.filter
+def percent(share: float | None) -> str:
+    """A share as a percentage to one decimal: ``0.531`` is ``53.1%`` (``53,1 %`` in German)."""
+    if share is None:
+        return ""
+    figure = number_format(round(share * 100, 1), 1)
+    if (get_language() or "en").startswith("de"):
+        return f"{figure} %"
+    return f"{figure}%"
 
 
 @register.filter

@@ -8,13 +8,22 @@ Public API::
         action = legal_actions(state)[0]
         state, events = apply(state, action)
 
-See docs/engine.md, and RULES.md for every rule decision the engine implements.
+Rounds played with real cards are checked and scored by ``recorded`` (``check_round``,
+``outcome``). See docs/engine.md, and RULES.md for every rule decision the engine implements.
 """
 
 from .actions import describe
 from .actions import from_json as action_from_json
 from .actions import to_json as action_to_json
-from .errors import EngineError, GameOver, IllegalAction, InvalidRules, MalformedAction, NotYourTurn
+from .errors import (
+    EngineError,
+    GameOver,
+    IllegalAction,
+    InvalidRules,
+    MalformedAction,
+    NotYourTurn,
+    ScoreError,
+)
 from .fork import fork, redeal_hidden_from
 from .legal import legal_actions
 from .observe import observe
@@ -34,6 +43,7 @@ __all__ = [
     "MalformedAction",
     "NotYourTurn",
     "RuleSet",
+    "ScoreError",
     "State",
     "action_from_json",
     "action_to_json",

@@ -61,3 +61,19 @@ class NotYourTurn(IllegalAction):
 
     code = "not_your_turn"
     http_status = 409
+
+
+class ScoreError(EngineError):
+    """Recorded real-table dollars the deck or the ending rules cannot explain.
+
+    ``code`` is stable (docs/errors.md) and ``details`` says what exactly, e.g. the seat
+    whose dollars no stack is worth, so a score sheet shows it beside that seat's field.
+    """
+
+    code = "impossible_score"
+    http_status = 422  # understood, but no game of these rules could end so
+
+    def __init__(self, message: str, code: str, details: dict[str, object] | None = None) -> None:
+        super().__init__(message, code)
+        self.details = dict(details or {})
+        self.args = (message, code, self.details)  # rebuilt whole from its args, as EngineError

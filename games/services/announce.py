@@ -9,7 +9,7 @@ from celery import Task, signature
 from django.db import transaction
 
 from cya_site import dispatch, metrics
-from games import feed, notify, seating
+from games import feed, notify, seating, signals
 from games.engine import State
 from games.models import Game
 
@@ -25,8 +25,9 @@ def after_commit(
     entries: list[dict[str, Any]] | None = None,
 ) -> None:
     """Once the change commits: announce it (games.feed lines, built now from the rows and
-    state this transaction wrote), schedule the new decision's deadline, and if a bot
-    seat is to act, tell its player (games.seating)."""
+    state this transaction wrote; games.signals ``game_ended`` for an ended game), schedule
+    the new decision's deadline, and if a bot seat is to act, tell its player
+    (games.seating)."""
     game_id, version, deadline = game.pk, game.version, game.deadline
     status = game.status
     bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
@@ -41,6 +42,7 @@ def after_commit(
     def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
         if end is not None:
             metrics.GAMES_ENDED.labels(status).inc()
+            signals.game_ended.send_robust(sender=Game, game_id=game_id)  # errors logged
         notify.publish(game_id, (version, status), update, decision, end)
         if deadline is not None:
             task = cast(Task[Any, Any], signature(ENFORCE_DEADLINE))  # a Task's apply_async

@@ -9,7 +9,10 @@ default" compares the stored action with what the engine says, independently.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+
+import psycopg
 
 from accounts.models import User
 from bots import runner
@@ -18,6 +21,7 @@ from games import eventlog, store
 from games import services as game_services
 from games.engine import RuleSet, State, action_to_json, default_action
 from games.models import Game
+from tests.conftest import _test_database_url
 
 
 def quick(seats: int) -> RuleSet:
@@ -101,3 +105,14 @@ def play_to_the_end(game: Game, person: User) -> Game:
                 version=game.version,
             )
     raise AssertionError("the game did not end")
+
+
+@contextmanager
+def held_elsewhere(namespace: int, key: int) -> Iterator[None]:
+    """The lease held by another session, as a live worker would hold it."""
+    with psycopg.connect(_test_database_url(), autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s::int4, %s::int4)", [namespace, key])
+        yield
+        # let go before closing: a closed connection's server process ends (and drops
+        # its locks) a moment after the client has gone on
+        other.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", [namespace, key])

@@ -13,11 +13,14 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils.html import escape
 
 from accounts.models import ApiToken, User
-from bots import runner, services
+from bots import runner, services, strength
 from bots.models import Bot, BotVersion, Match, SeatControl, Strike
 from bots.validation import builtin_versions
+from bots.web import figures
+from cya_site.templatetags.pages import percent
 from tests.bots.bot_servers import SECRET
 from tests.bots.checks import quick
 from tests.pages import BUDGET, text, transfer_size
@@ -117,6 +120,31 @@ def test_the_ladder_shows_ratings_and_links_each_bot_and_entering_one(
     assert 'href="/bots/new/">Enter a bot</a>' in html
     assert f"Rating ({MU} {MINUS} 3{SIGMA})" in html
     assert "provisional" in text(html)
+
+
+def test_the_ladder_shows_every_recorded_strength_table_with_its_command(
+    client: Client,
+) -> None:
+    """bots/strength.json, as the arena and benchmarks/strength.py recorded it."""
+    tables = strength.load()
+    assert tables  # the repository ships measured tables
+    html = client.get("/ladder/").content.decode()
+    page = text(html)
+
+    assert "How strong the built-ins are" in page
+    for table in tables:
+        assert escape(table.command) in html
+        assert f"{table.games} games ({table.deals} deals)" in page
+        for row in table.rows:
+            label = str(figures.STRATEGY_NAMES[row.name])
+            assert f"{label} {row.seats} {percent(row.win)} ± {percent(row.win_ci95)}" in page
+
+
+def test_the_strength_tables_read_in_german(client: Client) -> None:
+    page = text(client.get("/ladder/", HTTP_ACCEPT_LANGUAGE="de").content.decode())
+
+    assert "Wie stark die eingebauten Spieler sind" in page
+    assert re.search(r"\d+,\d %", page)
 
 
 def test_entering_a_bot_asks_a_visitor_to_sign_in_first(client: Client) -> None:

@@ -202,7 +202,7 @@ def finish_together(*matches: Match) -> None:
     assert not errors, errors
 
 
-@pytest.mark.usefixtures("transactional_db")
+@pytest.mark.usefixtures("transactional_db", "seam_path")  # the version locks on both paths
 def test_two_matches_finishing_at_once_both_land_their_updates_on_a_shared_version() -> None:
     shark, greedy, random_ = builtin_versions()
     for _ in range(ROUNDS):

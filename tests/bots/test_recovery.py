@@ -9,25 +9,22 @@ connection, or a second psycopg connection holding a lease), on committed rows
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TypeVar
 
-import psycopg
 import pytest
 from django.db import connections
 from django.utils import timezone
 from pytest_django import Settings
 
 from accounts.models import User
-from bots import ladder, recovery, services, tasks
+from bots import ladder, leases, recovery, services, tasks
 from bots.models import Bot, BotVersion, Match, MatchEntry
 from bots.validation import BUILTIN_OPPONENTS, builtin_versions
 from cya_site.errors import DomainError
 from tests.bots.bot_servers import builtin_version
-from tests.bots.checks import assert_finished_once, quick
-from tests.conftest import _test_database_url
+from tests.bots.checks import assert_finished_once, held_elsewhere, quick
 from tests.factories import UserFactory
 
 # committed rows, and no worker doing the work these tests find left undone
@@ -60,17 +57,6 @@ def at_once(runs: int, work: Callable[[], T]) -> list[T]:
     return results
 
 
-@contextmanager
-def held_elsewhere(namespace: int, key: int) -> Iterator[None]:
-    """The lease held by another session, as a live worker would hold it."""
-    with psycopg.connect(_test_database_url(), autocommit=True) as other:
-        other.execute("SELECT pg_advisory_lock(%s::int4, %s::int4)", [namespace, key])
-        yield
-        # let go before closing: a closed connection's server process ends (and drops
-        # its locks) a moment after the client has gone on
-        other.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", [namespace, key])
-
-
 def age(model: type[Match] | type[BotVersion], pk: int, seconds: int) -> None:
     """Pretend ``pk`` was last sent to the workers ``seconds`` ago."""
     sent = timezone.now() - timedelta(seconds=seconds)
@@ -89,7 +75,7 @@ def table() -> list[BotVersion]:
 def test_a_match_held_by_another_run_is_left_to_it_untouched(table: list[BotVersion]) -> None:
     match = services.match_create(versions=table, rules=quick(3))
 
-    with held_elsewhere(services.LEASE_MATCH, match.pk):
+    with held_elsewhere(leases.LEASE_MATCH, match.pk):
         outcome = tasks.play_match(match.pk)
 
     assert outcome == "held elsewhere"
@@ -99,7 +85,7 @@ def test_a_match_held_by_another_run_is_left_to_it_untouched(table: list[BotVers
 
 def test_a_match_is_played_once_its_lease_is_let_go(table: list[BotVersion]) -> None:
     match = services.match_create(versions=table, rules=quick(3))
-    with held_elsewhere(services.LEASE_MATCH, match.pk):
+    with held_elsewhere(leases.LEASE_MATCH, match.pk):
         tasks.play_match(match.pk)
 
     assert tasks.play_match(match.pk) == "finished"
@@ -111,7 +97,7 @@ def test_a_validation_held_by_another_run_is_left_to_it(alice: User) -> None:
     mine = services.bot_create(owner=alice, name="mine", kind=Bot.Kind.API_CLIENT)
     version = services.version_create(bot=mine, by=alice)
 
-    with held_elsewhere(services.LEASE_VERSION, version.pk):
+    with held_elsewhere(leases.LEASE_VERSION, version.pk):
         assert tasks.validate_version(version.pk) == "held elsewhere"
 
     version.refresh_from_db()
@@ -145,7 +131,7 @@ def test_the_sweep_resends_a_running_match_whose_worker_is_gone(
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, attempts=1)
     age(Match, match.pk, 3600)
 
-    with held_elsewhere(services.LEASE_MATCH, match.pk):  # its worker is alive: not idle
+    with held_elsewhere(leases.LEASE_MATCH, match.pk):  # its worker is alive: not idle
         assert recovery.idle_matches(timezone.now()) == []
     assert recovery.idle_matches(timezone.now()) == [match.pk]  # the worker died
 
@@ -178,7 +164,7 @@ def test_the_sweep_resends_validations_left_pending_or_validating(
     for version in (pending, stuck, done):
         age(BotVersion, version.pk, 61)
 
-    with held_elsewhere(services.LEASE_VERSION, pending.pk):
+    with held_elsewhere(leases.LEASE_VERSION, pending.pk):
         assert recovery.idle_validations(timezone.now()) == [stuck.pk]
     assert recovery.idle_validations(timezone.now()) == [pending.pk]
 

@@ -5,8 +5,12 @@ with one statement (games.eventlog.append); other databases take the ORM for the
 rows. This runs, in a child process against a fresh SQLite file, a whole ladder match and
 a game of two people played through the action service to a resignation, and checks
 there what the PostgreSQL tests check here: a gap-free log that replays to the stored
-result, rounds and places written, ratings applied once, a keyed retry replayed, and a
-stale action or batch refused unwritten.
+result, rounds and places written, a keyed retry replayed, and a stale action or batch
+refused unwritten.
+
+The match's own rows (claimed, results, places, ratings, seatings) are not checked here:
+tests/bots/test_persistence.py runs bots.persistence's ORM path, the one SQLite takes,
+beside its SQL on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -37,15 +41,7 @@ SCRIPT = textwrap.dedent(
 
     match = services.match_create(versions=builtin_versions(), seed=11)
     stale = Game.objects.filter(match_game__match=match).order_by("match_game__rotation")[0]
-    runner.run_match(match)
-    match.refresh_from_db()
-    assert (match.status, match.rated_at is not None) == ("finished", True), match.status
-    games = match.match_games.count()
-    for entry in match.entries.select_related("version"):  # rated, each version once
-        change = entry.version.rating_changes.get(match=match)
-        assert (change.actual_place, change.mu_after) == (entry.place, entry.version.mu)
-        assert (entry.version.games_played, entry.version.matches_played) == (games, 1)
-    assert sorted(match.result["places"].values()) == sorted(e.place for e in match.entries.all())
+    runner.run_match(match)  # its games written in one batch; the match's own rows: below
     for game in Game.objects.filter(match_game__match=match):
         assert game.status == "finished"
         entries = eventlog.entries(game)

@@ -17,7 +17,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from bots import recovery, runner, services
+from bots import recovery, runner, timecontrol
 from bots.models import BotVersion, SeatControl, Strike
 from bots.validation import BUILTIN_OPPONENTS, SEATABLE_BUILTINS
 from games import services as game_services
@@ -231,10 +231,10 @@ def test_a_webhook_bot_at_a_peoples_table_is_asked_and_struck_like_on_the_ladder
 
     control = SeatControl.objects.get(seat__game=game, seat__number=1)
     strikes = Strike.objects.filter(control=control)
-    assert strikes.count() == services.MAX_STRIKES
+    assert strikes.count() == timecontrol.MAX_STRIKES
     assert {s.reason for s in strikes} == {Strike.Reason.MALFORMED}
     assert control.autopilot_since is not None  # then the autopilot finished its game
-    assert len(server.decisions()) == services.MAX_STRIKES
+    assert len(server.decisions()) == timecontrol.MAX_STRIKES
 
 
 def test_a_good_webhook_bot_plays_a_whole_game_against_a_person(alice: User) -> None:

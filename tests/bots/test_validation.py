@@ -260,3 +260,9 @@ def test_a_handshake_is_signed_over_its_timestamp_and_an_empty_body() -> None:
         b"",
         request.headers["x-cya-signature"],
     )
+
+
+def test_a_new_version_is_sent_to_the_validation_task_by_that_tasks_name() -> None:
+    # services sit below the tasks that call them (the import contract on bots), so
+    # version_create names its task instead of importing it
+    assert tasks.validate_version.name == services.VALIDATE_VERSION

@@ -18,7 +18,7 @@ from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from bots import runner, services, tasks
+from bots import runner, services, tasks, timecontrol
 from bots.models import Bot, BotVersion, Match, Strike
 from bots.validation import builtin_versions
 from tests.bots.bot_servers import SECRET, webhook_version
@@ -123,5 +123,5 @@ def test_decisions_to_a_name_that_now_leads_inside_are_struck_without_connecting
 
     strikes = Strike.objects.filter(control=control_of(match, version.pk))
     assert {(s.reason, s.detail) for s in strikes} == {("connection_error", "address not allowed")}
-    assert strikes.count() == services.MAX_STRIKES
+    assert strikes.count() == timecontrol.MAX_STRIKES
     assert "169.254.169.254" not in connections

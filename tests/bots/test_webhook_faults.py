@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from bots import runner, services
+from bots import runner, services, timecontrol
 from bots.models import BotVersion, Match, MatchEntry, RatingChange, SeatControl, Strike
 from bots.validation import builtin_versions
 from games.engine import EngineError, State, action_from_json, apply, default_action
@@ -132,7 +132,7 @@ def test_bad_answers_get_the_safe_default_and_strikes_and_the_third_brings_the_a
     sent = bad_server.decisions()
     # three decisions reached the bot, each answered badly; then the autopilot took over
     assert [d["version"] for d in sent] == [s.game_version for s in strikes]
-    assert len(strikes) == services.MAX_STRIKES == 3
+    assert len(strikes) == timecontrol.MAX_STRIKES == 3
     for n, (strike, decision) in enumerate(zip(strikes, sent, strict=True)):
         assert strike.reason == fault.reason
         assert strike.detail == fault.detail(n, state_at(game, strike.game_version), decision)

@@ -81,20 +81,53 @@ def test_a_full_amount_typed_in_dollars_is_read_as_dollars(table: Game, alice: U
     assert ScoreRecord.objects.get(game=table).dollars == [300_000, 150_000, 10_000]
 
 
-def test_a_typo_is_refused_beside_its_field_with_the_apis_words_and_the_typing_kept(
-    table: Game, alice: User
+@pytest.mark.parametrize(
+    ("advanced", "typed", "message"),
+    [
+        ({}, ("300", "151", "0"), "No stack of this deck is worth $151,000"),
+        # each seat fits the deck alone, but together they need 5 of its 2 Penny Jars:
+        # said beside the seat the deck runs out at
+        (
+            {"penny_jar": True},
+            ("7", "7", "6"),
+            "need at least 5 cards worth $1,000 (Penny Jar), but the deck holds only 2",
+        ),
+    ],
+)
+def test_a_seat_s_refusal_is_beside_its_field_with_the_apis_words_and_the_typing_kept(
+    club: Club, alice: User, advanced: dict[str, bool], typed: tuple[str, ...], message: str
 ) -> None:
+    rules = CLASSIC.with_options(advanced=advanced)
+    table = recorded_game(club, alice, ["Alice", "Bob", "Dora"], rules=rules)
     response = as_user(alice).post(
-        f"/sheets/{table.pk}/rounds/", entry(table, "300", "151", "0"), headers=HTMX
+        f"/sheets/{table.pk}/rounds/", entry(table, *typed), headers=HTMX
     )
 
     assert response.status_code == 400
     html = response.content.decode()
     assert 'id="id_seat_1_error"' in html
-    assert "No stack of this deck is worth $151,000" in text(html)
-    assert 'value="151"' in html
-    assert 'value="300"' in html
+    assert message in text(html)
+    assert f'value="{typed[0]}"' in html
+    assert f'value="{typed[1]}"' in html
     assert not ScoreRecord.objects.exists()
+
+
+def test_a_german_sheet_says_the_deck_s_refusal_in_german_with_german_dollars(
+    club: Club, alice: User
+) -> None:
+    alice.language = "de"
+    alice.save(update_fields=["language"])
+    rules = CLASSIC.with_options(edition="de2023", advanced={"penny_jar": True})
+    table = recorded_game(club, alice, ["Alice", "Bob", "Dora"], rules=rules)
+    response = as_user(alice).post(
+        f"/sheets/{table.pk}/rounds/", entry(table, "7", "7", "6"), headers=HTMX
+    )
+
+    assert response.status_code == 400
+    assert (
+        "Zusammen brauchen die Plätze mindestens 5 Karten im Wert von 1.000 $ (Münzenglas), "
+        "aber das Kartenspiel enthält nur 2."
+    ) in text(response.content)
 
 
 def test_a_deck_total_refusal_is_said_above_the_fields(table: Game, alice: User) -> None:

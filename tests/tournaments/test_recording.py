@@ -253,6 +253,27 @@ def test_impossible_rounds_are_refused_with_422_and_nothing_is_written(
     assert (game.status, game.version) == (Game.Status.ACTIVE, 0)
 
 
+def test_seats_that_together_need_more_penny_jars_than_the_deck_are_refused(
+    club: Club, alice: User
+) -> None:
+    """$7,000 + $7,000 + $6,000 each fit the deck alone, but need 5 of its 2 Penny Jars
+    (RULES.md 1.2, #25): refused as a whole, naming the seat the deck runs out at."""
+    jars = QUICK.with_options(advanced={"penny_jar": True})
+    game = recorded_game(club, alice, ["Alice", "Bob", "Carol"], rules=jars)
+    before = snapshot(club)
+    error = refused(
+        "not_enough_cards", 422, recording.round_record, game=game, by=alice,
+        dollars=[7_000, 7_000, 6_000],
+    )  # fmt: skip
+    assert (error.details["seat"], error.details["needed"], error.details["deck_count"]) == (
+        1,
+        5,
+        2,
+    )
+    assert snapshot(club) == before
+    recording.round_record(game=game, by=alice, dollars=[7_000, 10_000, 0])  # jars to spare
+
+
 def test_no_round_can_follow_the_one_that_ended_the_game(club: Club, olga: User) -> None:
     game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
     before = snapshot(club)

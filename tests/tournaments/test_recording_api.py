@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from games.models import Game
 from tests.factories import UserFactory
-from tests.tournaments.conftest import Club, recorded_game, settled_game
+from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
 from tournaments.models import ChangeLog, Result, ScoreRecord, ScoreVote
 
 Clients = Callable[[User], APIClient]
@@ -116,6 +116,30 @@ def test_bad_dollars_get_a_json_error_with_a_stable_code_and_write_nothing(
     body = expect(response, status, code)
     if status == 422:
         assert body["details"]
+    assert counts() == before
+
+
+def test_more_penny_jars_than_the_deck_holds_get_a_json_error_naming_the_card(
+    club: Club, alice: User, api_as: Clients
+) -> None:
+    jars = QUICK.with_options(advanced={"penny_jar": True})
+    game = recorded_game(club, alice, ["Alice", "Bob", "Carol"], rules=jars)
+    before = counts()
+    dollars = [7_000, 7_000, 6_000]
+    response = api_as(alice).post(rounds_url(game), {"dollars": dollars}, format="json")
+    body = expect(response, 422, "not_enough_cards")
+    assert body["details"] == {
+        "seat": 1,
+        "seats": [0, 1, 2],
+        "value": 1_000,
+        "cards": ["penny_jar"],
+        "needed": 5,
+        "deck_count": 2,
+    }
+    assert body["message"] == (
+        "Together the seats need at least 5 cards worth $1,000 (Penny Jar), "
+        "but the deck holds only 2."
+    )
     assert counts() == before
 
 

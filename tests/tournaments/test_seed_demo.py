@@ -22,9 +22,9 @@ from django.utils import timezone
 from pytest_django import DjangoDbBlocker
 
 from accounts.models import User
-from games.engine import RuleSet
+from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game
-from tournaments import results, scorecheck, selectors
+from tournaments import results, selectors
 from tournaments.management.commands.seed_demo import DEMO_PASSWORD, Club
 from tournaments.models import ChangeLog, GameNight, League, ScoreRecord, Tournament
 
@@ -93,8 +93,8 @@ def read(output: str, second_output: str, changed: dict[str, tuple[int, int]]) -
     refused = []
     for record in records:
         try:
-            scorecheck.check_round(RuleSet.from_json(record.game.rules), record.dollars)
-        except scorecheck.ScoreError as error:
+            recorded.check_round(RuleSet.from_json(record.game.rules), record.dollars)
+        except ScoreError as error:
             refused.append((record.game_id, record.round_number, error.code))
     current = [r for r in records if not hasattr(r, "superseded_by")]
     clients = {name: Client() for name in SIGN_INS}

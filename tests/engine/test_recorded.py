@@ -1,8 +1,12 @@
-"""Deck physics and endings for recorded games (tournaments.scorecheck, pure).
+"""Checking rounds played with real cards against the deck (games.engine.recorded).
 
 What a deck can pay comes from the engine's card catalogue (RULES.md section 1), and
-its totals must be RULES.md 1.4's; endings come from the engine's own ``decide``
-(RULES #22-24), so a recorded game ends where a digital one would.
+its totals must be RULES.md 1.4's. A seat's stack and the others' are disjoint parts of
+one deck (RULES #25), so the seats are checked one by one and together: together they
+cannot hold more cards of a value than the deck (two Penny Jars of $1,000 in the 2021
+and German advanced decks). The check is safely conservative: the property test at the
+bottom plays real games with the engine and feeds every round's true scores to it, and
+none is refused. Endings are in test_recorded_outcome.py.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games.engine import RuleSet
-from tournaments import scorecheck
-from tournaments.scorecheck import ScoreError, check_round, deck_for, outcome
+from games.engine import EngineError, RuleSet, ScoreError
+from games.engine.recorded import check_round, deck_for, outcome
+from tests.engine.strategies import Game, games, playout, rule_sets
 
 ADVANCED = {"penny_jar": True, "action_cards": True}
+PENNY_JARS = {"penny_jar": True}
 
 
 def rules(edition: str = "2021", seats: int = 4, **options: Any) -> RuleSet:
@@ -199,114 +204,126 @@ def test_the_check_stops_at_the_first_problem_in_seat_order() -> None:
     assert error.code == "negative_dollars"
 
 
-def test_score_error_is_a_value_error_with_a_stable_code() -> None:
-    error = ScoreError("impossible_dollars", "No.", seat=1)
-    assert isinstance(error, ValueError)
+def test_score_error_is_an_engine_error_with_a_stable_code_rebuilt_from_its_args() -> None:
+    error = ScoreError("No.", "impossible_dollars", {"seat": 1})
+    assert isinstance(error, EngineError)
     assert (error.code, error.message, error.details) == ("impossible_dollars", "No.", {"seat": 1})
+    assert error.http_status == 422
+    rebuilt = ScoreError(*error.args)  # as a task's result backend rebuilds it
+    assert (rebuilt.code, rebuilt.details) == (error.code, error.details)
 
 
-# --- outcome: the endings (RULES #22-24) ----------------------------------------------------
+# --- the gap that was open: each seat possible, not all together ---------------------------
 
 
-def test_classic_ends_when_a_tally_reaches_the_target_inclusively_by_default() -> None:
-    ruleset = rules(seats=2)
-    assert outcome(ruleset, [[600_000, 300_000]]).winners is None
-    result = outcome(ruleset, [[600_000, 300_000], [400_000, 200_000]])
-    assert result.tallies == (1_000_000, 500_000)
-    assert result.winners == (0,)
+def test_five_penny_jars_across_three_seats_are_refused_although_each_seat_is_possible() -> None:
+    """$7,000 needs both Penny Jars ($5,000 asset + 2 x $1,000), $6,000 one: 5 of 2.
+
+    Each seat alone is a stack of the deck, and the $20,000 total is one too (four
+    $5,000 assets), so only the joint check can see it (RULES.md 1.2, #25)."""
+    ruleset = rules(advanced=PENNY_JARS)
+    for alone in ([7_000, 0, 0, 0], [0, 7_000, 0, 0], [0, 0, 6_000, 0]):
+        check_round(ruleset, alone)
+    assert deck_for(ruleset).can_make(20_000)
+    error = refusal(ruleset, [7_000, 7_000, 6_000, 0])
+    assert error.code == "not_enough_cards"
+    assert error.details == {
+        "seat": 1,  # seat 0 takes both jars; from seat 1 on the deck cannot pay
+        "seats": [0, 1, 2],
+        "value": 1_000,
+        "cards": ["penny_jar"],
+        "needed": 5,
+        "deck_count": 2,
+    }
+    assert error.message == (
+        "Together the seats need at least 5 cards worth $1,000 (Penny Jar), "
+        "but the deck holds only 2."
+    )
+    assert error.http_status == 422
 
 
-def test_with_the_target_exclusive_exactly_the_target_is_not_enough() -> None:
-    ruleset = rules(seats=2, target_inclusive=False)
-    assert outcome(ruleset, [[600_000, 300_000], [400_000, 200_000]]).winners is None
-    assert outcome(ruleset, [[600_000, 300_000], [410_000, 200_000]]).winners == (0,)
+def test_the_german_deck_names_its_own_penny_jar() -> None:
+    error = refusal(rules("de2023", seats=5, advanced=PENNY_JARS), [6_000] * 5)
+    assert error.code == "not_enough_cards"
+    assert error.details["cards"] == ["muenzenglas"]
+    assert "(Münzenglas)" in error.message
 
 
-def test_a_lower_target_ends_the_classic_game_sooner() -> None:
-    assert outcome(rules(seats=2, target=300_000), [[300_000, 0]]).winners == (0,)
+@pytest.mark.parametrize(
+    "dollars",
+    [
+        [6_000, 6_000, 0, 0],  # one jar each: both jars used
+        [7_000, 10_000, 0, 0],  # both jars in one stack
+        [1_011_000, 370_000, 6_000, 0],  # one jar each, near the whole deck
+        [6_000, 0, 0, 1_381_000],  # the whole deck, split
+    ],
+)
+def test_rounds_the_penny_jars_can_pay_together_are_accepted(dollars: list[int]) -> None:
+    check_round(rules(advanced=PENNY_JARS), dollars)
 
 
-def test_classic_highest_tally_wins_when_several_cross_the_target() -> None:
-    result = outcome(rules(seats=3), [[500_000, 600_000, 0], [520_000, 450_000, 0]])
-    assert result.tallies == (1_020_000, 1_050_000, 0)
-    assert result.winners == (1,)
+def test_without_penny_jars_no_value_bounds_the_seats_beyond_the_totals() -> None:
+    """Every classic value is a multiple of $5,000, which every other value divides too:
+    a seat never needs one value in particular, so only the totals bound the round."""
+    for edition, seats in (("2011", 4), ("2021", 4), ("2021", 2), ("de2023", 6)):
+        deck = deck_for(rules(edition, seats))
+        assert all(d.fewest(100_000) == 0 for d in deck.denominations)
 
 
-def test_classic_tie_at_the_top_plays_another_round_by_default() -> None:
-    ruleset = rules(seats=2)
-    rounds = [[500_000, 500_000], [500_000, 500_000]]
-    assert outcome(ruleset, rounds).winners is None
-    assert outcome(ruleset, [*rounds, [10_000, 0]]).winners == (0,)
+def test_a_seat_needs_the_fewest_jars_its_other_cards_allow() -> None:
+    jar = deck_for(rules(advanced=PENNY_JARS)).denominations[0]
+    assert (jar.value, jar.count, jar.rest_unit) == (1_000, 2, 5_000)
+    assert [jar.fewest(d) for d in (0, 10_000, 6_000, 11_000, 7_000, 12_000, 8_000)] == [
+        0,
+        0,
+        1,
+        1,
+        2,
+        2,
+        3,  # more than the deck: check_round refused the seat already
+    ]
 
 
-def test_classic_tie_at_the_top_is_shared_with_the_shared_win_policy() -> None:
-    ruleset = rules(seats=3, tie_policy="shared_win")
-    result = outcome(ruleset, [[500_000, 500_000, 10_000], [500_000, 500_000, 0]])
-    assert result.winners == (0, 1)
+def test_seat_by_seat_refusals_keep_their_codes_before_the_joint_check() -> None:
+    """The older, more specific refusals still come first (docs/errors.md)."""
+    ruleset = rules(advanced=PENNY_JARS)
+    assert refusal(ruleset, [8_000, 7_000, 0, 0]).code == "impossible_dollars"
+    assert refusal(ruleset, [7_000, 7_000, 0, 0]).code == "impossible_total"
 
 
-def test_quick_ends_after_one_round_with_the_highest_score() -> None:
-    result = outcome(rules(seats=3, ending="quick"), [[100_000, 300_000, 200_000]])
-    assert result.winners == (1,)
-    assert result.wins == (0, 1, 0)
+# --- never refuse a real game's round: the property ----------------------------------------
 
 
-def test_quick_tie_plays_an_extra_round_or_is_shared() -> None:
-    tie = [[300_000, 300_000, 200_000]]
-    assert outcome(rules(seats=3, ending="quick"), tie).winners is None
-    extra = outcome(rules(seats=3, ending="quick"), [*tie, [0, 10_000, 0]])
-    assert extra.winners == (1,)
-    shared = outcome(rules(seats=3, ending="quick", tie_policy="shared_win"), tie)
-    assert shared.winners == (0, 1)
+@st.composite
+def games_with_penny_jars_often(draw: st.DrawFn) -> Game:
+    """Any rule set; half of them with the Penny Jars (the cards the joint check bounds)."""
+    jars = draw(st.booleans())
+    if jars:
+        pinned = rule_sets(presets=("2021", "de2023"), advanced={"penny_jar": True})
+        return draw(games(pinned))
+    return draw(games())
 
 
-def test_highest_after_three_rounds_by_default() -> None:
-    ruleset = rules(seats=2, ending="highest_after_n")
-    rounds = [[100_000, 50_000], [100_000, 200_000]]
-    assert outcome(ruleset, rounds).winners is None
-    assert outcome(ruleset, [*rounds, [0, 10_000]]).winners == (1,)
-
-
-def test_highest_after_n_uses_the_configured_n() -> None:
-    ruleset = rules(seats=2, ending="highest_after_n", ending_rounds=2)
-    assert outcome(ruleset, [[100_000, 50_000], [10_000, 20_000]]).winners == (0,)
-
-
-def test_first_to_two_round_wins_by_default_counting_round_ties_for_everyone() -> None:
-    ruleset = rules(seats=3, ending="first_to_n_round_wins")
-    rounds = [[200_000, 200_000, 0], [0, 10_000, 300_000]]
-    middle = outcome(ruleset, rounds)
-    assert middle.wins == (1, 1, 1)
-    assert middle.winners is None
-    final = outcome(ruleset, [*rounds, [0, 50_000, 40_000]])
-    assert final.wins == (1, 2, 1)
-    assert final.winners == (1,)
-
-
-def test_first_to_n_round_wins_reached_together_goes_to_the_higher_tally() -> None:
-    ruleset = rules(seats=3, ending="first_to_n_round_wins")
-    rounds = [[100_000, 0, 50_000], [0, 200_000, 50_000], [50_000, 50_000, 0]]
-    result = outcome(ruleset, rounds)
-    assert result.wins == (2, 2, 0)
-    assert result.tallies == (150_000, 250_000, 100_000)
-    assert result.winners == (1,)
-
-
-def test_first_to_n_round_wins_reached_together_on_equal_tallies_follows_the_tie_policy() -> None:
-    rounds = [[100_000, 100_000, 0], [200_000, 200_000, 0]]
-    assert outcome(rules(seats=3, ending="first_to_n_round_wins"), rounds).winners is None
-    shared = rules(seats=3, ending="first_to_n_round_wins", tie_policy="shared_win")
-    assert outcome(shared, rounds).winners == (0, 1)
-
-
-def test_rounds_after_the_game_ended_are_refused_naming_the_round_it_ended_after() -> None:
-    ruleset = rules(seats=2, ending="quick")
-    with pytest.raises(ScoreError) as error:
-        outcome(ruleset, [[100_000, 50_000], [10_000, 0]])
-    assert error.value.code == "game_already_ended"
-    assert error.value.details == {"ended_after": 1}
-
-
-def test_no_rounds_means_no_winner_and_zero_tallies() -> None:
-    result = outcome(rules(seats=3), [])
-    assert result == scorecheck.Outcome((0, 0, 0), (0, 0, 0), None)
+@given(games_with_penny_jars_often())
+def test_every_round_of_a_real_game_is_accepted_and_ends_where_the_engine_ended(
+    game: Game,
+) -> None:
+    """Play a random-legal game with the engine; its true round scores, recorded as a
+    real table would, pass every check, and score to the engine's tallies, round leaders
+    and winners (RULES #22-25, 2.8.8)."""
+    ends = [
+        e for step in playout(game) for e in step.events if e["type"] in ("round_end", "game_end")
+    ]
+    rounds = [e for e in ends if e["type"] == "round_end"]
+    for event in rounds:
+        check_round(game.rules, event["scores"])
+    scored = outcome(game.rules, [e["scores"] for e in rounds])
+    assert [list(r.tallies) for r in scored.rounds] == [e["tallies"] for e in rounds]
+    assert [list(r.leaders) for r in scored.rounds] == [e["round_winners"] for e in rounds]
+    end = next((e for e in ends if e["type"] == "game_end"), None)
+    if end is not None:
+        assert scored.winners is not None
+        assert list(scored.winners) == end["winners"]
+        assert list(scored.ranking) == end["ranking"]
+    else:  # the playout stopped at its decision limit
+        assert scored.winners is None

@@ -1,0 +1,15 @@
+"""What a game tells the apps above it, which games may not import (the layers contract).
+
+``game_ended`` is sent, with the game's id, once the transaction that finished or aborted
+the game has committed (``games.services``, with the change's other announcements). It
+is best effort, like every announcement after a commit: a receiver must be idempotent,
+and whatever it starts needs a periodic safety net for a send lost to a crash between
+the commit and the send. ``tournaments`` receives it to take a competition game's
+result in at once (tournaments.apps).
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+game_ended = Signal()  # sender: games.models.Game; keyword: game_id
