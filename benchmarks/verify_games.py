@@ -191,20 +191,20 @@ def replay_only() -> None:
     import django
 
     django.setup()
-    from games import eventlog
+    from games import store
     from games.models import Game
 
-    # each game's start (a deal, or a fork's position: eventlog.initial_state) is read
+    # each game's start (a deal, or a fork's position: store.initial_state) is read
     # before the clock starts, with the log: only the replay of the actions is timed
     logs = [
-        (eventlog.initial_state(game), eventlog.codes(game, 0, game.version))
+        (store.initial_state(game), store.codes(game, 0, game.version))
         for game in Game.objects.filter(status=Game.Status.FINISHED).iterator()
     ]
     started = time.process_time()
     for start, codes in logs:
         state = start
         for code in codes:
-            state = eventlog.replay_step(state, code)[0]
+            state = store.replay_step(state, code)[0]
     print(time.process_time() - started)
 
 

@@ -17,9 +17,6 @@ from games.engine import State, action_to_json, legal_actions, observe
 from games.engine.state import DECISION_NAMES
 from games.models import Game, Round, RoundScore, Seat
 
-# Moved to the persistence seam; bots.runner still imports it from here.
-with_snapshot = store.with_snapshot
-
 
 def overdue_decisions(now: datetime) -> QuerySet[Game]:
     """Active games whose timed decision is overdue by more than SWEEP_AFTER_SECONDS: their

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from bots import persistence
 from bots.models import Bot, BotVersion, MatchGame, SeatControl
 from cya_site import rows
-from games import selectors
+from games import store
 from games.models import Game, GameSnapshot, Seat
 
 
@@ -22,7 +22,7 @@ def match_games(match_id: int) -> list[Game]:
         return list(found.order_by("match_game__rotation"))
     game, snapshot = _game_columns()
     pairs = rows.fetch_all(_games_sql(), [match_id], (game, snapshot))
-    return [selectors.with_snapshot(g, n) for g, n in pairs]
+    return [store.with_snapshot(g, n) for g, n in pairs]
 
 
 @cache

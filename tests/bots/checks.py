@@ -17,8 +17,8 @@ import psycopg
 from accounts.models import User
 from bots import runner
 from bots.models import Match, MatchEntry, RatingChange, SeatControl
-from games import eventlog, store
 from games import services as game_services
+from games import store
 from games.engine import RuleSet, State, action_to_json, default_action
 from games.models import Game
 from tests.conftest import _test_database_url
@@ -29,11 +29,11 @@ def quick(seats: int) -> RuleSet:
     return replace(RuleSet.preset("2021", seats=seats), ending="quick")
 
 
-def states_before(game: Game) -> Iterator[tuple[eventlog.LogEntry, State]]:
+def states_before(game: Game) -> Iterator[tuple[store.LogEntry, State]]:
     """Each logged action of ``game`` with the engine state it was applied to."""
     game.refresh_from_db()
-    state = eventlog.initial_state(game)
-    for entry in eventlog.entries(game, after=0):
+    state = store.initial_state(game)
+    for entry in store.entries(game, after=0):
         yield entry, state
         state = store.replay_one(state, entry.action_code)
 
@@ -49,7 +49,7 @@ def state_at(game: Game, version: int) -> State:
 def assert_gap_free_log(game: Game) -> None:
     """The log is 0, 1, ..., version: one entry per version, none lost or doubled."""
     game.refresh_from_db()
-    seqs = [entry.seq for entry in eventlog.entries(game)]
+    seqs = [entry.seq for entry in store.entries(game)]
     assert seqs == list(range(game.version + 1)), (game.pk, seqs[-5:], game.version)
 
 
@@ -84,7 +84,7 @@ def control_of(match: Match, version_id: int, rotation: int = 0) -> SeatControl:
 def seat_origins(control: SeatControl) -> list[str]:
     """The origin of every action logged for the control's seat, in order."""
     game = Game.objects.get(pk=control.seat.game_id)
-    return [e.origin for e in eventlog.entries(game, after=0) if e.seat == control.seat.number]
+    return [e.origin for e in store.entries(game, after=0) if e.seat == control.seat.number]
 
 
 def play_to_the_end(game: Game, person: User) -> Game:

@@ -12,7 +12,7 @@ from bots import runner, services
 from bots.models import Bot, BotVersion, Match, RatingChange
 from bots.validation import builtin_versions
 from cya_site.errors import DomainError
-from games import eventlog, notify, store
+from games import notify, store
 from games import services as game_services
 from games.engine import (
     EngineError,
@@ -57,7 +57,7 @@ def test_a_builtin_match_plays_one_game_per_rotation_and_rates_each_version_once
     assert {g.status for g in games} == {"finished"}
     assert {g.seed for g in games} == {42}  # duplicate deals: one shuffle, every rotation
     for game in games:  # the log written as one playout replays to the stored result
-        entries = eventlog.entries(game, after=0)
+        entries = store.entries(game, after=0)
         assert [e.seq for e in entries] == list(range(1, game.version + 1))
         assert {e.origin for e in entries} == {"builtin"}
         codes = [e.action_code for e in entries if e.action_code is not None]
@@ -93,7 +93,7 @@ def test_every_entry_of_a_batch_written_game_is_what_the_engine_produced(
     users = dict(Seat.objects.filter(game=game).values_list("number", "user_id"))
     playout = Playout.objects.get(game=game)
     assert (playout.first_seq, playout.last_seq, playout.origin) == (1, game.version, "builtin")
-    entries = eventlog.entries(game, after=0)
+    entries = store.entries(game, after=0)
     assert len(entries) == game.version
     for entry, state in states_before(game):
         assert entry.action_code is not None
@@ -128,15 +128,15 @@ def test_a_playout_after_single_actions_continues_the_log_and_reads_as_one(
     runner.run_game(match, game)
     game.refresh_from_db()
     assert Playout.objects.get(game=game).first_seq == 6
-    whole = eventlog.entries(game)
+    whole = store.entries(game)
     assert [e.seq for e in whole] == list(range(game.version + 1))
     assert [e.origin for e in whole[:7]] == ["deal", "api", "api", "api", "api", "api", "builtin"]
-    assert eventlog.entries(game, after=3, limit=5) == whole[4:9]
-    assert eventlog.codes(game, 0, game.version) == [e.action_code for e in whole[1:]]
+    assert store.entries(game, after=3, limit=5) == whole[4:9]
+    assert store.codes(game, 0, game.version) == [e.action_code for e in whole[1:]]
     store.forget(game.pk)  # a rebuild from the seed replays both row shapes
     GameSnapshot.objects.filter(game=game).delete()
     assert store.load_state(Game.objects.get(pk=game.pk)) == store.load_state(game)
-    final = replay(store.rules_of(game), game.seed or 0, eventlog.codes(game, 0, game.version))
+    final = replay(store.rules_of(game), game.seed or 0, store.codes(game, 0, game.version))
     assert list(final.winners) == game.winners
 
 

@@ -30,7 +30,7 @@ from bots.models import (
     Strike,
 )
 from bots.validation import builtin_versions
-from games import eventlog, store
+from games import store
 from games.engine import default_action, new_game
 from games.models import Event, Game, GameSnapshot, Seat
 from tests.bots.bot_servers import (
@@ -152,7 +152,7 @@ def test_a_match_resumed_after_a_crash_mid_game_finishes_it_exactly_once(
     games[1].refresh_from_db()
     assert games[1].status == Game.Status.ACTIVE
     crashed_at = games[1].version
-    first_game_log = eventlog.entries(Game.objects.get(pk=games[0].pk))
+    first_game_log = store.entries(Game.objects.get(pk=games[0].pk))
     asked_before_crash = len(server.decisions())
 
     assert tasks.play_match(match.pk) == "finished"  # the redelivered task resumes it
@@ -161,7 +161,7 @@ def test_a_match_resumed_after_a_crash_mid_game_finishes_it_exactly_once(
     assert match.attempts == 2
     assert_finished_once(match)
     # the finished game was left alone; the half-played one went on from where it stopped
-    assert eventlog.entries(Game.objects.get(pk=games[0].pk)) == first_game_log
+    assert store.entries(Game.objects.get(pk=games[0].pk)) == first_game_log
     asked_after = server.decisions()[asked_before_crash:]
     assert games[0].pk not in {d["game"] for d in asked_after}
     resumed = [d["version"] for d in asked_after if d["game"] == games[1].pk]

@@ -1,7 +1,7 @@
 """Games on SQLite, the database ``make run`` uses: the log writer's ORM path.
 
 The suite's database is PostgreSQL, where an action, or a whole built-in game, is written
-with one statement (games.eventlog.append); other databases take the ORM for the same
+with one statement (games.store.append); other databases take the ORM for the same
 rows. This runs, in a child process against a fresh SQLite file, a whole ladder match, and
 checks there what the PostgreSQL tests check here: a gap-free log that replays to the
 stored result, rounds and places written, and a stale batch refused unwritten.
@@ -36,7 +36,7 @@ SCRIPT = textwrap.dedent(
     from bots import runner, services
     from bots.validation import builtin_versions
     from cya_site.errors import DomainError
-    from games import eventlog, store
+    from games import store
     from games import services as game_services
     from games.engine import RuleSet, legal_actions, replay
     from games.models import Game, Playout, Round, Seat
@@ -46,9 +46,9 @@ SCRIPT = textwrap.dedent(
     runner.run_match(match)  # its games written in one batch; the match's own rows: below
     for game in Game.objects.filter(match_game__match=match):
         assert game.status == "finished"
-        entries = eventlog.entries(game)
+        entries = store.entries(game)
         assert [e.seq for e in entries] == list(range(game.version + 1))
-        codes = eventlog.codes(game, 0, game.version)
+        codes = store.codes(game, 0, game.version)
         assert Playout.objects.get(game=game).codes == codes
         final = replay(RuleSet.from_json(game.rules), game.seed, codes)
         assert list(final.winners) == game.winners
