@@ -337,8 +337,7 @@ def _settle(record: ScoreRecord, game: Game, *, organiser_decides: bool) -> None
 def _derive(game: Game, competition: Competition, scored: recorded.Outcome) -> None:
     """Rebuild the game's rows and the competition's results from the effective rounds,
     as the engine scored them (``scored``: computed once per change, by the caller)."""
-    rounds = [list(r.scores) for r in scored.rounds]
-    game_services.recorded_rounds_set(game=game, rounds=rounds, winners=scored.winners)
+    game_services.recorded_rounds_set(game=game, scored=scored)
     game.refresh_from_db()
     now = timezone.now()
     results.take_in(competition=competition, game=game, now=now)

@@ -8,9 +8,7 @@ from django.utils import timezone
 from accounts.models import User
 from cya_site.errors import DomainError
 from games import store
-from games.engine import RuleSet
-from games.engine.rules import compile_rules
-from games.engine.scoring import ranking
+from games.engine import RuleSet, recorded
 from games.models import Game
 from games.services import announce, checks, progress
 
@@ -34,10 +32,9 @@ def recorded_game_create(*, by: User, rules: RuleSet, players: list[User | None]
 
 
 @transaction.atomic
-def recorded_rounds_set(
-    *, game: Game, rounds: list[list[int]], winners: tuple[int, ...] | None
-) -> Game:
-    """Bring a recorded game's derived rows in line with its effective rounds.
+def recorded_rounds_set(*, game: Game, scored: recorded.Outcome) -> Game:
+    """Bring a recorded game's derived rows in line with its effective rounds, as the
+    engine scored them (``games.engine.recorded.outcome``, worked out once by the caller).
 
     Rounds, round scores, status and final places are derived from the score ledger
     (tournaments), so they are rebuilt whole; the ledger itself is never rewritten.
@@ -45,30 +42,27 @@ def recorded_rounds_set(
     game = checks.locked(game.pk)
     if game.mode != Game.Mode.RECORDED:
         raise DomainError("not_recorded", "Only a recorded game takes recorded rounds.", status=409)
-    rules = store.rules_of(game)
     now = timezone.now()
-    publics = []
-    tallies = [0] * game.seat_count
-    wins = [0] * game.seat_count
-    for number, scores in enumerate(rounds, start=1):
-        best = max(scores)
-        leaders = [i for i, v in enumerate(scores) if v == best]
-        tallies = [t + v for t, v in zip(tallies, scores, strict=True)]
-        for i in leaders:
-            wins[i] += 1
-        publics.append(
-            {"round": number, "scores": scores, "tallies": tallies, "round_winners": leaders}
-        )
-    game.round_number = len(rounds) + (winners is None)
-    game.version = len(rounds)
-    if winners is None:
+    publics = [
+        {
+            "round": r.number,
+            "scores": list(r.scores),
+            "tallies": list(r.tallies),
+            "round_winners": list(r.leaders),
+        }
+        for r in scored.rounds
+    ]
+    game.round_number = len(scored.rounds) + (scored.winners is None)
+    game.version = len(scored.rounds)
+    if scored.winners is None:
         game.status = Game.Status.ACTIVE
         game.finished_at = None
         game.winners = []
         store.rounds_replace(game, publics, None, now)
     else:
-        places = ranking(compile_rules(rules), tuple(tallies), tuple(wins), winners, 0)
-        progress.end_fields(game, {"winners": list(winners), "ranking": places}, now)
+        places = list(scored.ranking)
+        winners = list(scored.winners)
+        progress.end_fields(game, {"winners": winners, "ranking": places}, now)
         store.rounds_replace(game, publics, places, now)
     announce.after_commit(game)
     return game

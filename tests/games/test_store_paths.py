@@ -19,7 +19,7 @@ from django.db import connection
 from accounts.models import User
 from cya_site.errors import DomainError
 from games import services, store
-from games.engine import RuleSet, State, action_to_json, legal_actions, replay
+from games.engine import RuleSet, State, action_to_json, legal_actions, recorded, replay
 from games.models import Game, GameSnapshot, Round, Seat
 from games.store import vendor
 
@@ -175,12 +175,12 @@ def test_a_batch_with_a_game_that_moved_on_writes_the_others_alike(
 def test_recorded_rounds_and_places_are_stored_alike(alice: User, bob: User, carol: User) -> None:
     rounds = [[100000, 50000, 0], [0, 200000, 150000]]
 
+    rules = RuleSet.preset("2021", seats=3, ending="highest_after_n", ending_rounds=2)
+
     def scenario() -> Game:
-        game = services.recorded_game_create(
-            by=alice, rules=RuleSet.preset("2021", seats=3), players=[alice, bob, carol]
-        )
-        game = services.recorded_rounds_set(game=game, rounds=rounds[:1], winners=None)
-        return services.recorded_rounds_set(game=game, rounds=rounds, winners=(1,))
+        game = services.recorded_game_create(by=alice, rules=rules, players=[alice, bob, carol])
+        game = services.recorded_rounds_set(game=game, scored=recorded.outcome(rules, rounds[:1]))
+        return services.recorded_rounds_set(game=game, scored=recorded.outcome(rules, rounds))
 
     native, twin = on_both_paths(scenario)
 

@@ -20,6 +20,7 @@ from accounts.models import User
 from games import services, store
 from games.engine import RuleSet, State, action_to_json, legal_actions
 from games.engine.actions import resign as resign_action
+from games.engine.recorded import outcome
 from games.models import Event, Game, GameSnapshot, Playout, RoundScore, Seat
 from tests.conftest import ROOT, _test_database_url
 
@@ -109,7 +110,9 @@ def test_recorded_games_are_skipped_and_said_to_be(
     by_actions: Game, players: list[User], staff: User
 ) -> None:
     recorded = services.recorded_game_create(by=staff, rules=QUICK, players=list(players))
-    services.recorded_rounds_set(game=recorded, rounds=[[100_000, 50_000, 0]], winners=(0,))
+    scored = outcome(QUICK, [[100_000, 50_000, 0]])
+    assert scored.winners == (0,)  # the quick ending: one round
+    services.recorded_rounds_set(game=recorded, scored=scored)
 
     output, status = verify()
 
