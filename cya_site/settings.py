@@ -399,7 +399,7 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "games.api.stream.document_stream",  # an async view, outside DRF
+        "games.api.stream_schema.document_stream",  # an async view, outside DRF
         "cya_site.schema.add_error_responses",
     ],
 }

@@ -15,7 +15,7 @@ Lines (``application/x-ndjson``; an empty line every ``STREAM_KEEPALIVE_SECONDS`
 
 This is an async view: served by the ASGI application (``cya_site.asgi``, uvicorn), one
 event loop holds thousands of streams. Every stream of a process shares one Redis
-subscription (``_Hub``); the lines come ready-made from the process that changed the game
+subscription (games.api.hub); the lines come ready-made from the process that changed the game
 (games.feed), so forwarding one costs no database read. Missed messages cannot go
 unnoticed: at every keep-alive the stream compares the game's version with the last it
 saw and catches up from the database. Without Redis it polls the database instead.
@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import weakref
-from collections import defaultdict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import ParamSpec, TypeVar, cast
 
 import orjson
 import redis.asyncio as aioredis
@@ -47,123 +45,18 @@ from accounts.authentication import BearerTokenAuthentication
 from accounts.models import User
 from cya_site import metrics
 from cya_site.errors import DomainError, render_error
-from cya_site.routes import MAX_ID
 from games import feed, notify, selectors, store
+from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
 from games.api.serializers import StreamQuerySerializer
 from games.models import Game, Seat
 
 ENDED = frozenset({Game.Status.FINISHED, Game.Status.ABORTED})
 POLL_SECONDS = 0.5  # without Redis
-QUEUE_SIZE = 256  # lines waiting for a slow client; beyond it, the stream catches up instead
 CATCH_UP_LIMIT = 500  # log entries an update built from the database carries at most
-_RESYNC = b""  # a queue item: compare with the database and catch up
 AUTHENTICATE = 'Bearer realm="api"'
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-class _Subscriber:
-    """One open stream's inbox, and who holds it (``client``: see ``_client``)."""
-
-    def __init__(self, client: str, channels: list[str]) -> None:
-        self.client = client
-        self.channels = channels
-        self.queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_SIZE)
-
-    def deliver(self, data: bytes) -> None:
-        try:
-            self.queue.put_nowait(data)
-        except asyncio.QueueFull:  # a slow reader: drop the backlog, catch up from the rows
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(_RESYNC)
-
-
-class _Hub:
-    """The event loop's one Redis subscription, shared by every open stream on it."""
-
-    def __init__(self) -> None:
-        self.client = aioredis.Redis.from_url(settings.REDIS_URL)
-        self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-        self.subscribers: dict[str, set[_Subscriber]] = defaultdict(set)
-        self.reader: asyncio.Task[None] | None = None
-        self.lock = asyncio.Lock()  # one subscription change at a time
-        self.broken = False
-        self.closed = False
-
-    def open_streams(self, client: str) -> int:
-        return len({s for subs in self.subscribers.values() for s in subs if s.client == client})
-
-    async def join(self, subscriber: _Subscriber) -> bool:
-        """Subscribe the stream's channels; False if this hub has closed meanwhile."""
-        async with self.lock:
-            if self.closed:
-                return False
-            new = [c for c in subscriber.channels if not self.subscribers[c]]
-            for name in subscriber.channels:
-                self.subscribers[name].add(subscriber)
-            if new:
-                await self.pubsub.subscribe(*new)
-            if self.reader is None or self.reader.done():
-                self.reader = asyncio.create_task(self._read())
-            return True
-
-    async def leave(self, subscriber: _Subscriber) -> None:
-        """Drop the stream's channels; the last stream out closes the connection."""
-        async with self.lock:
-            if self.closed:
-                return
-            gone = []
-            for name in subscriber.channels:
-                self.subscribers[name].discard(subscriber)
-                if not self.subscribers[name]:
-                    del self.subscribers[name]
-                    gone.append(name)
-            if not self.subscribers:
-                await self._close()
-            elif gone and not self.broken:
-                await self.pubsub.unsubscribe(*gone)
-
-    async def _read(self) -> None:
-        try:
-            async for message in self.pubsub.listen():
-                if message["type"] != "message":
-                    continue
-                name = message["channel"].decode()
-                for subscriber in list(self.subscribers.get(name, ())):
-                    subscriber.deliver(message["data"])
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # Redis went away: every stream catches up and joins afresh
-            self.broken = True
-            if _hubs.get(asyncio.get_running_loop()) is self:
-                del _hubs[asyncio.get_running_loop()]
-            for subscriber in {s for subs in self.subscribers.values() for s in subs}:
-                subscriber.deliver(_RESYNC)
-
-    async def _close(self) -> None:
-        self.closed = True
-        if _hubs.get(asyncio.get_running_loop()) is self:
-            del _hubs[asyncio.get_running_loop()]
-        if self.reader is not None:
-            self.reader.cancel()
-        try:
-            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
-            await self.client.aclose()
-        except aioredis.RedisError:
-            pass  # a broken connection is closed enough
-
-
-_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
-
-
-def _hub() -> _Hub:
-    loop = asyncio.get_running_loop()
-    hub = _hubs.get(loop)
-    if hub is None:
-        hub = _hubs[loop] = _Hub()
-    return hub
 
 
 # --- database reads (run in the thread pool: a stream holds no connection) -------------
@@ -266,7 +159,7 @@ async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
     try:
         updates = _updates_param(request)
         client, seat = await sync_to_async(_open, thread_sensitive=False)(request, pk)
-        if settings.REDIS_URL and _hub().open_streams(client) >= settings.STREAMS_PER_USER:
+        if settings.REDIS_URL and loop_hub().open_streams(client) >= settings.STREAMS_PER_USER:
             raise DomainError(
                 "too_many_streams",
                 f"You have {settings.STREAMS_PER_USER} streams open: close one first.",
@@ -316,7 +209,7 @@ async def _lines(
         channels.append(notify.channel(game_id))
     if seat is not None:  # the seat's decisions and the game's end
         channels.append(notify.seat_channel(game_id, seat))
-    subscriber = _Subscriber(client, channels)
+    subscriber = Subscriber(client, channels)
     hub = await _join(subscriber)  # before reading the rows: no change falls in between
     keepalive = settings.STREAM_KEEPALIVE_SECONDS
     loop = asyncio.get_running_loop()
@@ -338,7 +231,7 @@ async def _lines(
         while not seen.ended:
             if hub is None:  # no pushes: poll the rows
                 await asyncio.sleep(POLL_SECONDS)
-                item: bytes | None = _RESYNC if seen.behind(await _row(game_id)) else None
+                item: bytes | None = RESYNC if seen.behind(await _row(game_id)) else None
             else:
                 item = await _next(subscriber, keepalive - (loop.time() - quiet_since))
             if item is None:
@@ -346,10 +239,10 @@ async def _lines(
                     yield b"\n"
                     quiet_since = loop.time()
                     if seen.behind(await _row(game_id)):  # a push went missing: catch up
-                        item = _RESYNC
+                        item = RESYNC
                 if item is None:
                     continue
-            if item == _RESYNC:
+            if item == RESYNC:
                 if hub is not None and hub.broken:
                     hub = await _join(subscriber)
                 now = await _current(game_id, seat, seen.version)
@@ -424,13 +317,13 @@ class _Seen:
         return lines
 
 
-async def _join(subscriber: _Subscriber) -> _Hub | None:
+async def _join(subscriber: Subscriber) -> Hub | None:
     """Subscribe through this loop's hub; None (poll the rows) without Redis or when
     Redis cannot be reached."""
     if not settings.REDIS_URL:
         return None
     while True:
-        hub = _hub()
+        hub = loop_hub()
         try:
             if await hub.join(subscriber):
                 return hub
@@ -439,81 +332,9 @@ async def _join(subscriber: _Subscriber) -> _Hub | None:
             return None
 
 
-async def _next(subscriber: _Subscriber, wait: float) -> bytes | None:
-    """The next pushed line (or _RESYNC), or None after ``wait`` seconds of quiet."""
+async def _next(subscriber: Subscriber, wait: float) -> bytes | None:
+    """The next pushed line (or RESYNC), or None after ``wait`` seconds of quiet."""
     try:
         return await asyncio.wait_for(subscriber.queue.get(), max(wait, 0.01))
     except TimeoutError:
         return None
-
-
-# --- the schema ---------------------------------------------------------------------------
-
-_LINE_SCHEMAS: dict[str, tuple[str, dict[str, Any]]] = {
-    "StreamGameLine": ("game", {"game": {"$ref": "#/components/schemas/GameStatus"}}),
-    "StreamDecisionLine": ("decision", {"decision": {"$ref": "#/components/schemas/Decision"}}),
-    "StreamUpdateLine": (
-        "update",
-        {
-            "game": {"$ref": "#/components/schemas/GameStatus"},
-            "entries": {"type": "array", "items": {"$ref": "#/components/schemas/LogEntry"}},
-        },
-    ),
-    "StreamEndLine": ("end", {"game": {"$ref": "#/components/schemas/GameStatus"}}),
-}
-
-
-def document_stream(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: this view is not DRF's, so describe it here."""
-    schemas = result.setdefault("components", {}).setdefault("schemas", {})
-    for name, (kind, properties) in _LINE_SCHEMAS.items():
-        schemas[name] = {
-            "type": "object",
-            "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
-            "required": ["type", *properties],
-        }
-    result.setdefault("paths", {})["/api/v1/games/{id}/stream/"] = {
-        "get": {
-            "operationId": "games_stream",
-            "summary": "Follow a game as it happens (NDJSON)",
-            "description": (
-                "A seat hears its decisions as they arise and answers each with POST"
-                " /games/{id}/actions/; spectators (and seats with ?updates=true) hear every"
-                " change. Anyone may watch: without credentials the stream is a"
-                " spectator's. One JSON object per line; an empty line is a keep-alive. Served"
-                " by the ASGI application (docs/games.md)."
-            ),
-            "tags": ["games"],
-            "parameters": [
-                {
-                    "in": "path",
-                    "name": "id",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": MAX_ID},
-                    "required": True,
-                },
-                {
-                    "in": "query",
-                    "name": "updates",
-                    "schema": {"type": "boolean", "default": False},
-                    "description": "A seat also gets every update (spectators always do).",
-                },
-            ],
-            "security": [{"bearerAuth": []}, {"cookieAuth": []}, {}],
-            "responses": {
-                "200": {
-                    "description": "The stream: lines until the game ends.",
-                    "content": {
-                        "application/x-ndjson": {
-                            "schema": {
-                                "oneOf": [
-                                    {"$ref": f"#/components/schemas/{name}"}
-                                    for name in _LINE_SCHEMAS
-                                ]
-                            }
-                        }
-                    },
-                }
-            },
-        }
-    }
-    return result

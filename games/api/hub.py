@@ -1,0 +1,122 @@
+"""One Redis subscription per event loop, shared by every game stream open on it.
+
+A stream (games.api.stream) joins the hub with the channels of its game; the hub's one
+reader hands each message to the queues of the streams that want it. A slow stream's
+queue is emptied and told to catch up (``RESYNC``), and a broken Redis connection tells
+every stream to catch up from the database and join a new hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections import defaultdict
+
+import redis.asyncio as aioredis
+from django.conf import settings
+
+QUEUE_SIZE = 256  # lines waiting for a slow client; beyond it, the stream catches up instead
+RESYNC = b""  # a queue item: compare with the database and catch up
+
+
+class Subscriber:
+    """One open stream's inbox, and who holds it (``client``: see ``_client``)."""
+
+    def __init__(self, client: str, channels: list[str]) -> None:
+        self.client = client
+        self.channels = channels
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_SIZE)
+
+    def deliver(self, data: bytes) -> None:
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:  # a slow reader: drop the backlog, catch up from the rows
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(RESYNC)
+
+
+class Hub:
+    """The event loop's one Redis subscription, shared by every open stream on it."""
+
+    def __init__(self) -> None:
+        self.client = aioredis.Redis.from_url(settings.REDIS_URL)
+        self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+        self.subscribers: dict[str, set[Subscriber]] = defaultdict(set)
+        self.reader: asyncio.Task[None] | None = None
+        self.lock = asyncio.Lock()  # one subscription change at a time
+        self.broken = False
+        self.closed = False
+
+    def open_streams(self, client: str) -> int:
+        return len({s for subs in self.subscribers.values() for s in subs if s.client == client})
+
+    async def join(self, subscriber: Subscriber) -> bool:
+        """Subscribe the stream's channels; False if this hub has closed meanwhile."""
+        async with self.lock:
+            if self.closed:
+                return False
+            new = [c for c in subscriber.channels if not self.subscribers[c]]
+            for name in subscriber.channels:
+                self.subscribers[name].add(subscriber)
+            if new:
+                await self.pubsub.subscribe(*new)
+            if self.reader is None or self.reader.done():
+                self.reader = asyncio.create_task(self._read())
+            return True
+
+    async def leave(self, subscriber: Subscriber) -> None:
+        """Drop the stream's channels; the last stream out closes the connection."""
+        async with self.lock:
+            if self.closed:
+                return
+            gone = []
+            for name in subscriber.channels:
+                self.subscribers[name].discard(subscriber)
+                if not self.subscribers[name]:
+                    del self.subscribers[name]
+                    gone.append(name)
+            if not self.subscribers:
+                await self._close()
+            elif gone and not self.broken:
+                await self.pubsub.unsubscribe(*gone)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.pubsub.listen():
+                if message["type"] != "message":
+                    continue
+                name = message["channel"].decode()
+                for subscriber in list(self.subscribers.get(name, ())):
+                    subscriber.deliver(message["data"])
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # Redis went away: every stream catches up and joins afresh
+            self.broken = True
+            if _hubs.get(asyncio.get_running_loop()) is self:
+                del _hubs[asyncio.get_running_loop()]
+            for subscriber in {s for subs in self.subscribers.values() for s in subs}:
+                subscriber.deliver(RESYNC)
+
+    async def _close(self) -> None:
+        self.closed = True
+        if _hubs.get(asyncio.get_running_loop()) is self:
+            del _hubs[asyncio.get_running_loop()]
+        if self.reader is not None:
+            self.reader.cancel()
+        try:
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self.client.aclose()
+        except aioredis.RedisError:
+            pass  # a broken connection is closed enough
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def loop_hub() -> Hub:
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None:
+        hub = _hubs[loop] = Hub()
+    return hub
