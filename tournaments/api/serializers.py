@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from cya_site.serializers import IdField, StrictInputSerializer
-from games.api.serializers import RuleOptionsField, rules_build
+from games.api.rules import RuleOptionsField, rules_build
 from games.engine import PRESETS
 from tournaments.models import (
     CheckIn,
