@@ -26,7 +26,17 @@ from cya_site.renderers import CSVRenderer
 from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import exports, nights, recording, roster, running, selectors, services, tables
+from tournaments import (
+    exports,
+    nights,
+    recording,
+    roster,
+    rounds,
+    running,
+    selectors,
+    services,
+    tables,
+)
 from tournaments.api.serializers import (
     ChangeSerializer,
     CheckInInputSerializer,
@@ -583,5 +593,5 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
         """Close a finished round and seat the next (organisers; bot rounds do it themselves)."""
         tournament = self.get_object()
         services.require_organiser(tournament.competition, _user(request))
-        running.round_advance(tournament=tournament, number=int(number))
+        rounds.round_advance(tournament=tournament, number=int(number))
         return Response(TournamentSerializer(self.get_queryset().get(pk=tournament.pk)).data)
