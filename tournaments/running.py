@@ -1,10 +1,8 @@
-"""Running tournaments: entrants, seating every round, the tables' games, advancing rounds.
+"""Running tournaments: creating one, its entrants, starting it with its first round seated.
 
 Round robin plans every round at the start from the tournament's seed (tournaments.seating,
-so a plan can be reproduced); Swiss plans each round from the standings so far. A table
-plays a digital game (people), a recorded real-table game, or an unrated bot match run by
-Celery (bot tournaments: one task per table and a callback, tournaments.tasks). A round
-advances once all its games have ended: results are taken in, the next round is seated.
+so a plan can be reproduced); Swiss plans each round from the standings so far
+(tournaments.rounds, which also opens each round's tables and advances rounds).
 """
 
 from __future__ import annotations
@@ -13,31 +11,18 @@ import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from bots import services as bot_services
-from bots.models import BotVersion, Match
-from cya_site import dispatch
+from bots.models import BotVersion
 from cya_site.errors import DomainError
-from games import services as game_services
 from games.engine import RuleSet
-from games.models import Game
-from tournaments import notifications, recording, results, roster, seating, selectors
+from tournaments import roster, seating
 from tournaments.changelog import log
-from tournaments.models import (
-    Competition,
-    Competitor,
-    GameEntry,
-    League,
-    Member,
-    Tournament,
-    TournamentRound,
-)
+from tournaments.models import Competition, Competitor, League, Member, Tournament, TournamentRound
+from tournaments.rounds import round_open
 from tournaments.services import competition_create, require_organiser
 
 MAX_ROUNDS = 20
@@ -257,175 +242,4 @@ def tournament_start(*, tournament: Tournament, by: User) -> TournamentRound:
         tournament.competition.name,
         after={"quality": plan.quality.__dict__},
     )
-    return _open(tournament, 1)
-
-
-def _open(tournament: Tournament, number: int) -> TournamentRound:
-    """Create the round's games from its plan, and start them."""
-    round_ = TournamentRound.objects.select_for_update().get(tournament=tournament, number=number)
-    competitors = {
-        c.number: c
-        for c in tournament.competition.competitors.select_related(
-            "user", "bot_version__bot__owner"
-        )
-    }
-    rules = RuleSet.from_json(tournament.rules)
-    matches = []
-    for index, table in enumerate(round_.plan):
-        seated = [competitors[i] for i in table]
-        table_rules = rules.with_options(seats=len(seated))
-        if tournament.entrants == Tournament.Entrants.BOTS:
-            match = bot_services.match_create(
-                versions=[c.bot_version for c in seated if c.bot_version],
-                kind=Match.Kind.FRIENDLY,
-                rules=table_rules,
-                duplicate=False,
-                decision_ms=tournament.decision_ms,
-                time_bank_ms=tournament.time_bank_ms,
-            )
-            matches.append(match.pk)
-            game = match.match_games.get().game
-            _enter(tournament, round_, index, game, seated)
-        elif tournament.play == Tournament.Play.RECORDED:
-            recording.recorded_game_create(
-                by=tournament.organiser,
-                competition=tournament.competition,
-                competitors=seated,
-                rules=table_rules,
-                round_=round_,
-                table=index,
-            )
-        else:
-            game = game_services.game_create(
-                by=tournament.organiser, rules=table_rules, take_seat=False
-            )
-            for seat, competitor in enumerate(seated):
-                assert competitor.user is not None
-                game_services.game_join(game=game, user=competitor.user, seat=seat)
-            game_services.game_start(game=game, by=tournament.organiser)
-            _enter(tournament, round_, index, game, seated)
-    round_.status = TournamentRound.Status.PLAYING
-    round_.save(update_fields=["status"])
-    if matches:  # if the broker cannot take them now, bots.sweep resends the matches
-        from tournaments.tasks import play_round
-
-        dispatch.send_on_commit(play_round, (tournament.pk, number, matches))
-    return round_
-
-
-def _enter(
-    tournament: Tournament,
-    round_: TournamentRound,
-    table: int,
-    game: Game,
-    seated: list[Competitor],
-) -> None:
-    GameEntry.objects.bulk_create(
-        GameEntry(
-            competition=tournament.competition,
-            game=game,
-            seat=seat,
-            competitor=competitor,
-            round=round_,
-            table=table,
-        )
-        for seat, competitor in enumerate(seated)
-    )
-
-
-@transaction.atomic
-def round_advance(*, tournament: Tournament, number: int) -> TournamentRound | None:
-    """Close a round whose games have all ended; seat the next one or finish (idempotent).
-
-    Returns the next round, or None when the tournament has finished (or the round was
-    already closed). Raises ``no_such_round`` (404) for a round the tournament has not
-    seated.
-    """
-    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    round_ = (
-        TournamentRound.objects.select_for_update()
-        .filter(tournament=tournament, number=number)
-        .first()
-    )
-    if round_ is None:
-        raise DomainError("no_such_round", f"The tournament has no round {number}.", status=404)
-    if round_.status == TournamentRound.Status.FINISHED:
-        return None
-    games = Game.objects.filter(competition_entries__round=round_).distinct()
-    unfinished = [g.pk for g in games if g.status in (Game.Status.OPEN, Game.Status.ACTIVE)]
-    if unfinished or not results_complete(tournament, games):
-        raise DomainError(
-            "round_not_finished", "Some tables have not finished.", {"games": unfinished}, 409
-        )
-    now = timezone.now()
-    for game in games:
-        results.take_in(competition=tournament.competition, game=game, now=now)
-    round_.status = TournamentRound.Status.FINISHED
-    round_.save(update_fields=["status"])
-    if number >= tournament.rounds:
-        tournament.status = Tournament.Status.FINISHED
-        tournament.save(update_fields=["status"])
-        standings = selectors.standings(tournament.competition)
-        notifications.publish(
-            tournament.competition,
-            "tournament.finished",
-            {"tournament": tournament.pk, "standings": _jsonable(standings)},
-        )
-        log(tournament.competition, None, "tournament_finished", tournament.competition.name)
-        return None
-    if tournament.format == Tournament.Format.SWISS:
-        _plan_swiss(tournament, number + 1)
-    return _open(tournament, number + 1)
-
-
-def game_ended(*, game_id: int) -> int:
-    """A game has ended: take its result into every competition it belongs to, and close
-    its tournament round if that was the round's last table (idempotent: a resent or
-    repeated call changes nothing more). How many competitions' results changed."""
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None:
-        return 0  # deleted since (a competition removed with its games)
-    entries = GameEntry.objects.filter(game=game).select_related("competition", "round__tournament")
-    competitions = {e.competition_id: e.competition for e in entries}
-    rounds = {e.round_id: e.round for e in entries if e.round is not None}
-    now = timezone.now()
-    changed = 0
-    for competition in competitions.values():
-        with transaction.atomic():
-            changed += results.take_in(competition=competition, game=game, now=now)
-    for round_ in rounds.values():
-        if round_.status != TournamentRound.Status.PLAYING:
-            continue
-        try:
-            round_advance(tournament=round_.tournament, number=round_.number)
-        except DomainError as error:
-            if error.code != "round_not_finished":
-                raise
-    return changed
-
-
-def results_complete(tournament: Tournament, games: Any) -> bool:
-    """Recorded games must also be confirmed before the round closes."""
-    return all(results.counts(g) or g.status == Game.Status.ABORTED for g in games)
-
-
-def _plan_swiss(tournament: Tournament, number: int) -> None:
-    history = seating.History()
-    earlier = TournamentRound.objects.filter(tournament=tournament, number__lt=number)
-    plans = list(earlier.order_by("number").values_list("plan", flat=True))
-    for plan in plans:
-        history.record(plan)
-    numbers = dict(tournament.competition.competitors.values_list("pk", "number"))
-    order = [numbers[row["competitor"]] for row in selectors.standings(tournament.competition)]
-    sizes = seating.table_sizes(len(order), tournament.table_sizes, tournament.preferred_size)
-    tables = seating.swiss_tables(order, sizes, history)
-    TournamentRound.objects.create(
-        tournament=tournament,
-        number=number,
-        plan=tables,
-        quality=asdict(seating.quality([*plans, tables])),
-    )
-
-
-def _jsonable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [dict(row) for row in rows]
+    return round_open(tournament, 1)

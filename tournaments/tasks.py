@@ -12,7 +12,7 @@ from bots.tasks import play_match
 from cya_site import dispatch
 from cya_site.errors import DomainError
 from games.models import Game
-from tournaments import notifications, running
+from tournaments import notifications, rounds
 from tournaments.models import Delivery, GameEntry, Tournament, TournamentRound
 
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
@@ -36,7 +36,7 @@ def round_finished(tournament_id: int, number: int) -> int | None:
     """
     tournament = Tournament.objects.get(pk=tournament_id)
     try:
-        next_round = running.round_advance(tournament=tournament, number=number)
+        next_round = rounds.round_advance(tournament=tournament, number=number)
     except DomainError as error:
         if error.code != "round_not_finished":
             raise
@@ -72,9 +72,9 @@ def deliver(self, delivery_id: int) -> bool:  # type: ignore[no-untyped-def]
 )
 def take_result(self, game_id: int) -> int:  # type: ignore[no-untyped-def]
     """A game ended: take its result in and close its round if it was the last table
-    (``running.game_ended``, idempotent). Sent after the game's end commits (``on_game_ended``)."""
+    (``rounds.game_ended``, idempotent). Sent after the game's end commits (``on_game_ended``)."""
     try:
-        return running.game_ended(game_id=game_id)
+        return rounds.game_ended(game_id=game_id)
     except dispatch.TRANSIENT as error:
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
 
@@ -100,12 +100,12 @@ def sync_results() -> int:
         status__in=(Game.Status.FINISHED, Game.Status.ABORTED),
         finished_at__gte=since,
     ).distinct()
-    changed = sum(running.game_ended(game_id=pk) for pk in ended.values_list("pk", flat=True))
+    changed = sum(rounds.game_ended(game_id=pk) for pk in ended.values_list("pk", flat=True))
     for round_ in TournamentRound.objects.filter(
         status=TournamentRound.Status.PLAYING
     ).select_related("tournament"):
         try:
-            running.round_advance(tournament=round_.tournament, number=round_.number)
+            rounds.round_advance(tournament=round_.tournament, number=round_.number)
         except DomainError:
             continue  # tables still playing
     return changed

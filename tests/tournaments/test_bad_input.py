@@ -17,7 +17,7 @@ from accounts.models import User
 from games.models import Game
 from tests.tournaments.conftest import QUICK, Club
 from tests.tournaments.test_recording_api import expect
-from tournaments import recording, running, tables
+from tournaments import recording, rounds, running, tables
 from tournaments.models import ChangeLog, NightRound, Season, Tournament, TournamentRound
 
 Clients = Callable[[User], APIClient]
@@ -116,7 +116,7 @@ def test_advancing_a_swiss_round_not_yet_seated_is_404_until_the_round_before_cl
     for table in tables.tournament_rounds([first])[first.pk]:
         game = Game.objects.get(pk=table.game)
         recording.round_record(game=game, by=olga, dollars=[300_000, 0])
-    running.round_advance(tournament=tournament, number=1)
+    rounds.round_advance(tournament=tournament, number=1)
     expect(api_as(olga).post(url), 409, "round_not_finished")  # seated now, still playing
 
 

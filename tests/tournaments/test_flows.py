@@ -14,7 +14,7 @@ from bots.services import bot_create
 from bots.validation import builtin_versions
 from cya_site.errors import DomainError
 from games.engine import RuleSet
-from tournaments import recording, running, selectors, services
+from tournaments import recording, rounds, running, selectors, services
 from tournaments.models import GameEntry, Result, ScoreRecord, Tournament
 
 
@@ -96,7 +96,7 @@ def test_a_bot_round_robin_seats_every_round_and_ranks_everyone(
     for number in (1, 2):
         for match in Match.objects.filter(status="scheduled"):
             runner.run_match(match)
-        running.round_advance(tournament=tournament, number=number)
+        rounds.round_advance(tournament=tournament, number=number)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     table = selectors.standings(tournament.competition)

@@ -22,7 +22,7 @@ from games.engine import RuleSet
 from games.models import Game
 from tests.factories import UserFactory
 from tests.games.conftest import play_to_end
-from tournaments import running, selectors, tasks
+from tournaments import rounds, running, selectors, tasks
 from tournaments.models import Result, Tournament, TournamentRound
 
 QUICK = RuleSet.preset("2021", ending="quick")
@@ -118,12 +118,12 @@ def test_taking_a_result_in_twice_changes_nothing_more(
     loser = first_player(game)
     game_services.game_resign(game=game, user=loser)
 
-    assert running.game_ended(game_id=game.pk) == 1
+    assert rounds.game_ended(game_id=game.pk) == 1
     rows = list(Result.objects.filter(game=game).values_list("pk", "valid_to"))
-    assert running.game_ended(game_id=game.pk) == 0
+    assert rounds.game_ended(game_id=game.pk) == 0
     assert list(Result.objects.filter(game=game).values_list("pk", "valid_to")) == rows
     assert len(rows) == 2
-    assert running.game_ended(game_id=10**9) == 0  # a game deleted since: nothing to do
+    assert rounds.game_ended(game_id=10**9) == 0  # a game deleted since: nothing to do
 
 
 def test_only_a_competition_games_end_sends_a_task(

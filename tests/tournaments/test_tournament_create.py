@@ -15,7 +15,7 @@ from accounts.models import User
 from cya_site.errors import DomainError
 from games.models import Game
 from tests.tournaments.conftest import QUICK, Club
-from tournaments import recording, roster, running, seating, tables
+from tournaments import recording, roster, rounds, running, seating, tables
 from tournaments.models import ChangeLog, Competition, Member, Tournament, TournamentRound
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +48,7 @@ def test_a_swiss_round_keeps_its_figures_when_it_is_seated(olga: User) -> None:
     for table in tables.tournament_rounds([first])[first.pk]:
         game = Game.objects.get(pk=table.game)
         recording.round_record(game=game, by=olga, dollars=[300_000, 150_000, 50_000, 0])
-    second = running.round_advance(tournament=tournament, number=1)
+    second = rounds.round_advance(tournament=tournament, number=1)
 
     assert second is not None
     plans = [first.plan, second.plan]

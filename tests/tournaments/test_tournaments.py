@@ -30,7 +30,16 @@ from games.models import Game
 from tests.factories import UserFactory
 from tests.games.conftest import play_to_end
 from tests.tournaments.receiver import SECRET, Receiver
-from tournaments import notifications, recording, running, seating, selectors, services, tasks
+from tournaments import (
+    notifications,
+    recording,
+    rounds,
+    running,
+    seating,
+    selectors,
+    services,
+    tasks,
+)
 from tournaments.models import (
     ChangeLog,
     Competitor,
@@ -83,7 +92,7 @@ def play_bot_round(tournament: Tournament, number: int) -> None:
     """Play the round's matches in process (the worker's job elsewhere), then advance."""
     for match in Match.objects.filter(status=Match.Status.SCHEDULED).order_by("pk"):
         runner.run_match(match)
-    running.round_advance(tournament=tournament, number=number)
+    rounds.round_advance(tournament=tournament, number=number)
 
 
 def tables_of(round_: TournamentRound) -> list[list[int]]:
@@ -184,7 +193,7 @@ def test_a_round_cannot_advance_before_its_tables_finish(staff: User, api_as: Cl
         .values_list("pk", flat=True)
     )
     with pytest.raises(DomainError) as error:
-        running.round_advance(tournament=tournament, number=1)
+        rounds.round_advance(tournament=tournament, number=1)
     assert (error.value.code, error.value.http_status) == ("round_not_finished", 409)
     assert sorted(error.value.details["games"]) == unfinished
     response = api_as(staff).post(f"/api/v1/tournaments/{tournament.pk}/rounds/1/advance/")
@@ -194,7 +203,7 @@ def test_a_round_cannot_advance_before_its_tables_finish(staff: User, api_as: Cl
     assert not Result.objects.filter(competition=tournament.competition).exists()
     play_bot_round(tournament, 1)
     assert TournamentRound.objects.get(tournament=tournament, number=2).status == "playing"
-    assert running.round_advance(tournament=tournament, number=1) is None  # already closed
+    assert rounds.round_advance(tournament=tournament, number=1) is None  # already closed
 
 
 def test_tournament_rules_refuse_bad_set_ups(staff: User, alice: User) -> None:
@@ -340,10 +349,10 @@ def test_a_recorded_swiss_is_entered_by_the_organiser_and_seated_from_the_standi
     )
     assert len(games) == 4
     assert all(g.mode == Game.Mode.RECORDED for g in games)
-    refused("round_not_finished", 409, running.round_advance, tournament=tournament, number=1)
+    refused("round_not_finished", 409, rounds.round_advance, tournament=tournament, number=1)
     for game in games:
         recording.round_record(game=game, by=olga, dollars=[400_000, 300_000, 200_000, 100_000])
-    running.round_advance(tournament=tournament, number=1)
+    rounds.round_advance(tournament=tournament, number=1)
     standing = selectors.standings(tournament.competition)
     numbers = dict(Competitor.objects.values_list("pk", "number"))
     order = [numbers[r["competitor"]] for r in standing]

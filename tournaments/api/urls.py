@@ -1,13 +1,9 @@
 from cya_site.routes import Router
-from tournaments.api.views import (
-    CompetitionViewSet,
-    LeagueViewSet,
-    MemberViewSet,
-    NightViewSet,
-    RecordedGameViewSet,
-    SeasonViewSet,
-    TournamentViewSet,
-)
+from tournaments.api.views.competitions import CompetitionViewSet
+from tournaments.api.views.leagues import LeagueViewSet, MemberViewSet, SeasonViewSet
+from tournaments.api.views.nights import NightViewSet
+from tournaments.api.views.recorded import RecordedGameViewSet
+from tournaments.api.views.tournaments import TournamentViewSet
 
 router = Router()
 router.register("leagues", LeagueViewSet, basename="league")

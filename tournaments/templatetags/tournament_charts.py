@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 
 from cya_site import charts
-from tournaments.tables import Sheet
+from tournaments.scoresheets import Sheet
 from tournaments.web import figures
 
 register = template.Library()

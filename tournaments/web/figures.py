@@ -13,8 +13,8 @@ from django.utils.translation import ngettext
 
 from cya_site import charts
 from cya_site.templatetags.pages import format_dollars
+from tournaments.scoresheets import Sheet
 from tournaments.selectors import PlayedGame
-from tournaments.tables import Sheet
 
 
 def _safe(figure: charts.Figure) -> charts.Figure:

@@ -1,7 +1,7 @@
 """The phone score sheet of a real table: enter rounds, confirm or dispute, correct.
 
 Thin over tournaments.recording (the same services, checks and wording as the API) and
-tournaments.tables.sheet (what the sheet shows). Every POST answers htmx (and the
+tournaments.scoresheets.sheet (what the sheet shows). Every POST answers htmx (and the
 page's offline queue, static/cya/sheet.js) with the sheet's body, and a plain browser
 with a redirect back; a refusal comes back beside the field it is about, with what was
 typed kept. The entry form carries an idempotency key and the round it is for, so a
@@ -28,7 +28,7 @@ from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> co
 from cya_site.errors import DomainError
 from cya_site.forms import PageForm
 from games.models import Game
-from tournaments import recording, selectors, tables
+from tournaments import recording, scoresheets, selectors, tables
 from tournaments.models import GameEntry, ScoreRecord, ScoreVote
 from tournaments.web.pages import describe_rules, is_htmx, signed_in
 
@@ -136,7 +136,7 @@ def _game(pk: int) -> Game:
     return get_object_or_404(recorded.distinct(), pk=pk)
 
 
-def _entry_form(sheet: tables.Sheet) -> RoundForm:
+def _entry_form(sheet: scoresheets.Sheet) -> RoundForm:
     return RoundForm(
         players=sheet.players,
         initial={"key": uuid.uuid4().hex, "round": len(sheet.rounds) + 1},
@@ -145,7 +145,7 @@ def _entry_form(sheet: tables.Sheet) -> RoundForm:
 
 def _context(
     request: HttpRequest,
-    sheet: tables.Sheet,
+    sheet: scoresheets.Sheet,
     *,
     entry: RoundForm | None = None,
     vote: tuple[int, VoteForm] | None = None,
@@ -200,7 +200,7 @@ def _context(
 def _answer(request: HttpRequest, game: Game, *, status: int = 200, **forms_: Any) -> HttpResponse:
     """After a POST: htmx gets the sheet's body (with any refusal beside its field); a
     plain browser gets the page again on a refusal, or a redirect to it."""
-    sheet = tables.sheet(game)
+    sheet = scoresheets.sheet(game)
     if is_htmx(request):
         return render(
             request,
@@ -218,7 +218,7 @@ def _answer(request: HttpRequest, game: Game, *, status: int = 200, **forms_: An
 @login_required
 def sheet_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A table's score sheet, for its players' phones."""
-    sheet = tables.sheet(_game(pk))
+    sheet = scoresheets.sheet(_game(pk))
     return render(request, "tournaments/sheet.html", _context(request, sheet))
 
 
@@ -226,7 +226,7 @@ def sheet_page(request: HttpRequest, pk: int) -> HttpResponse:
 def sheet_live(request: HttpRequest, pk: int) -> HttpResponse:
     """What changed since version ``v``: nothing (204: the page keeps what it has), or the
     sheet's state, and a fresh entry form when what it depends on changed."""
-    sheet = tables.sheet(_game(pk))
+    sheet = scoresheets.sheet(_game(pk))
     if request.GET.get("v") == str(sheet.version):
         return HttpResponse(status=204)
     context = _context(request, sheet)
@@ -234,7 +234,7 @@ def sheet_live(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/_sheet_state.html", context)
 
 
-def _entry_state(sheet: tables.Sheet) -> str:
+def _entry_state(sheet: scoresheets.Sheet) -> str:
     """What the entry form depends on: the next round, a dispute, the end. A poll that
     finds it changed sends a fresh form too."""
     return f"{len(sheet.rounds) + 1}{'d' if sheet.disputed else ''}{'e' if sheet.ended else ''}"
@@ -245,7 +245,7 @@ def _entry_state(sheet: tables.Sheet) -> str:
 def sheet_enter(request: HttpRequest, pk: int) -> HttpResponse:
     """Record the next round (a seated player or an organiser)."""
     game = _game(pk)
-    players = tables.sitters(game)  # the form's fields; the sheet is read after the write
+    players = scoresheets.sitters(game)  # the form's fields; the sheet is read after the write
     form = RoundForm(request.POST, players=players)
     if form.is_valid():
         try:
@@ -292,7 +292,7 @@ def sheet_vote(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def sheet_correct(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Correct a round, or remove the last one (organisers, with a reason)."""
     game = _game(pk)
-    form = CorrectionForm(request.POST, players=tables.sitters(game), number=number)
+    form = CorrectionForm(request.POST, players=scoresheets.sitters(game), number=number)
     if form.is_valid():
         try:
             recording.round_correct(

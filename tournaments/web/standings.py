@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
-from tournaments import exports, ranking, selectors, tables
+from tournaments import exports, ranking, scoresheets, selectors
 from tournaments.models import Competition, Competitor, GameNight, Season, Tournament
 from tournaments.web import figures
 from tournaments.web.forms import TIEBREAK_NAMES, AsOfForm
@@ -118,7 +118,7 @@ def night_standings(request: HttpRequest, pk: int) -> HttpResponse:
     season = night.season
     context = _standings(request, season.competition, night=night, season=season)
     context.update(
-        season=season, league=season.league, night=night, tables=tables.night_sheets(night)
+        season=season, league=season.league, night=night, tables=scoresheets.night_sheets(night)
     )
     return _render(request, "tournaments/night_standings.html", context)
 

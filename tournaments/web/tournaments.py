@@ -2,8 +2,8 @@
 page (entrants, each round's seating by name and its quality, standings), start and
 advance.
 
-Thin over tournaments.running (the same services and refusals as the API) and
-tournaments.tables (who sits where); what the page reads is gathered in
+Thin over tournaments.running and tournaments.rounds (the same services and refusals as
+the API) and tournaments.tables (who sits where); what the page reads is gathered in
 tournaments.web.tournament_view.
 """
 
@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 from cya_site.errors import DomainError
 from games.engine import RuleSet
-from tournaments import running, selectors, services
+from tournaments import rounds, running, selectors, services
 from tournaments.models import League, Tournament, TournamentRound
 from tournaments.web.pages import signed_in
 from tournaments.web.tournament_forms import TournamentForm, rules_initial
@@ -119,7 +119,7 @@ def round_advance(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     try:
         # As the API: the service is also the Celery beat's, which has no user to check.
         services.require_organiser(tournament.competition, signed_in(request))
-        following = running.round_advance(tournament=tournament, number=number)
+        following = rounds.round_advance(tournament=tournament, number=number)
     except DomainError as error:
         tournament = _tournament(pk)
         message = error.message

@@ -35,7 +35,7 @@ from bots.strategies.arena import play
 from games import services, store
 from games.engine import RuleSet, action_to_json, legal_actions
 from games.models import Game, Seat
-from tournaments import nights, recording, roster, running
+from tournaments import nights, recording, roster, rounds, running
 from tournaments.models import GameEntry, GameNight, League, Member, ScoreRecord, Season
 from tournaments.services import league_create, night_create, season_create
 
@@ -242,7 +242,7 @@ class Club:
             entries = GameEntry.objects.filter(round__tournament=cup, round__number=number, seat=0)
             for entry in entries.order_by("table"):
                 self._table(entry.game)
-            running.round_advance(tournament=cup, number=number)
+            rounds.round_advance(tournament=cup, number=number)
 
     def _table(self, game: Game, *, mistake: str | None = None) -> None:
         """Play the table's game in the engine, then record it round by round.

@@ -1,4 +1,4 @@
-"""Score sheets as pages read them (tournaments.tables.sheet, sheets, night_sheets): a
+"""Score sheets as pages read them (tournaments.scoresheets.sheet, sheets, night_sheets): a
 table's rounds with running tallies, the ledger and the places, for one game or for a
 whole night's tables in the same few queries."""
 
@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import User
 from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
 from tests.tournaments.test_nights import check_in, finish
-from tournaments import nights, recording, services, tables
+from tournaments import nights, recording, scoresheets, services
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def test_a_sheet_has_running_tallies_round_leaders_the_ledger_and_the_places(
     )
     game.refresh_from_db()
 
-    sheet = tables.sheet(game)
+    sheet = scoresheets.sheet(game)
 
     assert [p.name for p in sheet.players] == ["Alice", "Bob"]
     assert [r.tallies for r in sheet.rounds] == [(600_000, 200_000), (1_100_000, 300_000)]
@@ -53,9 +53,9 @@ def test_many_sheets_cost_the_queries_of_one_and_read_the_same(club: Club, olga:
     ]
 
     with CaptureQueriesContext(connection) as one:
-        alone = tables.sheets(games[:1])
+        alone = scoresheets.sheets(games[:1])
     with CaptureQueriesContext(connection) as three:
-        together = tables.sheets(games)
+        together = scoresheets.sheets(games)
 
     assert len(three) == len(one) <= 5
     assert together[0] == alone[0]
@@ -75,7 +75,7 @@ def test_a_nights_sheets_follow_the_draws_and_tables_and_only_that_night(
     check_in(club, olga, 8)
     finish(nights.night_draw(night=club.night, by=olga, seed=2), olga)
 
-    night = tables.night_sheets(club.night)
+    night = scoresheets.night_sheets(club.night)
 
     assert [(t.draw, t.table) for t in night] == [(1, 0), (1, 1), (None, None)]
     assert night[-1].sheet.game.pk == by_hand.pk

@@ -1,4 +1,5 @@
-"""Input serializers (strict) and output ones for leagues, tournaments and score sheets."""
+"""Output serializers: what the API shows of leagues, nights, competitions, tournaments and
+score sheets."""
 
 from __future__ import annotations
 
@@ -6,9 +7,6 @@ from typing import Any
 
 from rest_framework import serializers
 
-from cya_site.serializers import IdField, StrictInputSerializer
-from games.api.rules import RuleOptionsField, rules_build
-from games.engine import PRESETS
 from tournaments.models import (
     CheckIn,
     Competition,
@@ -22,176 +20,6 @@ from tournaments.models import (
     Tournament,
     TournamentRound,
 )
-from tournaments.ranking import CRITERIA
-from tournaments.services import MAX_BEST_OF
-
-
-class RulesInputSerializer(StrictInputSerializer):
-    """A preset and option overrides, built into a RuleSet (refused with invalid_rules)."""
-
-    preset = serializers.ChoiceField(choices=sorted(PRESETS), default="2021")
-    options = RuleOptionsField(
-        misplaced={"seats": "seats is not an option: each table seats its players."},
-        required=False,
-        default=dict,
-    )
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        attrs["rules"] = rules_build(attrs["preset"], attrs["options"])
-        return attrs
-
-
-class LeagueCreateInputSerializer(StrictInputSerializer):
-    name = serializers.CharField(max_length=120)
-    slug = serializers.SlugField(max_length=60)
-    description = serializers.CharField(required=False, default="", allow_blank=True)
-    rules = RulesInputSerializer(required=False, default=dict)
-
-
-class OrganiserInputSerializer(StrictInputSerializer):
-    username = serializers.CharField(max_length=150)
-
-
-class SeasonCreateInputSerializer(StrictInputSerializer):
-    name = serializers.CharField(max_length=120)
-    starts_on = serializers.DateField()
-    ends_on = serializers.DateField(required=False, allow_null=True, default=None)
-    best_of = serializers.IntegerField(
-        min_value=1, max_value=MAX_BEST_OF, required=False, allow_null=True, default=None
-    )
-    tiebreaks = serializers.ListField(
-        child=serializers.ChoiceField(choices=CRITERIA), required=False, default=list
-    )
-
-
-class NightCreateInputSerializer(StrictInputSerializer):
-    date = serializers.DateField()
-    venue = serializers.CharField(max_length=120, required=False, default="", allow_blank=True)
-    notes = serializers.CharField(required=False, default="", allow_blank=True)
-
-
-class CompetitorInputSerializer(StrictInputSerializer):
-    name = serializers.CharField(max_length=80, required=False, default="")
-    username = serializers.CharField(max_length=150, required=False, allow_null=True, default=None)
-    bot_version = IdField(required=False, allow_null=True, default=None)
-    member = IdField(
-        required=False, allow_null=True, default=None, help_text="A roster member of the league"
-    )
-
-
-class MemberInputSerializer(StrictInputSerializer):
-    name = serializers.CharField(max_length=80, required=False, default="")
-    username = serializers.CharField(
-        max_length=150,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="An account; empty for a guest known by name",
-    )
-
-
-class MemberLinkInputSerializer(StrictInputSerializer):
-    username = serializers.CharField(max_length=150)
-
-
-class CheckInInputSerializer(StrictInputSerializer):
-    member = IdField(help_text="A roster member of the night's league")
-
-
-class DrawInputSerializer(StrictInputSerializer):
-    table_sizes = serializers.ListField(
-        child=serializers.IntegerField(min_value=2, max_value=6),
-        min_length=1,
-        max_length=5,
-        default=[3, 4, 5],
-        help_text="Allowed table sizes",
-    )
-    preferred_size = serializers.IntegerField(min_value=2, max_value=6, default=4)
-    seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False, allow_null=True)
-
-
-class TableInputSerializer(StrictInputSerializer):
-    competitors = serializers.ListField(
-        child=IdField(), min_length=2, max_length=8, help_text="Ids in seat order"
-    )
-    night = IdField(required=False, allow_null=True, default=None)
-    rules = RulesInputSerializer(required=False, default=None, allow_null=True)
-
-
-class RoundInputSerializer(StrictInputSerializer):
-    dollars = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=100_000_000),
-        min_length=2,
-        max_length=8,
-        help_text="This round's dollars, by seat",
-    )
-    round = serializers.IntegerField(
-        min_value=1,
-        max_value=1000,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The round meant (optional): refused with stale_round if it is not the next",
-    )
-
-
-class VoteInputSerializer(StrictInputSerializer):
-    verdict = serializers.ChoiceField(choices=ScoreVote.Verdict.choices)
-    reason = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
-
-
-class CorrectionInputSerializer(StrictInputSerializer):
-    dollars = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=100_000_000),
-        min_length=2,
-        max_length=8,
-        allow_null=True,
-        help_text="The round's corrected dollars; null removes the last round",
-    )
-    reason = serializers.CharField(max_length=500)
-
-
-class WebhookInputSerializer(StrictInputSerializer):
-    url = serializers.URLField(
-        max_length=500, help_text="http(s), leading to public internet addresses only"
-    )
-    secret = serializers.CharField(max_length=200, required=False, default="", write_only=True)
-
-
-class TournamentCreateInputSerializer(StrictInputSerializer):
-    name = serializers.CharField(max_length=120)
-    format = serializers.ChoiceField(choices=Tournament.Format.choices)
-    entrants = serializers.ChoiceField(choices=Tournament.Entrants.choices)
-    play = serializers.ChoiceField(choices=Tournament.Play.choices, default=Tournament.Play.DIGITAL)
-    rules = RulesInputSerializer(required=False, default=dict)
-    rounds = serializers.IntegerField(min_value=1, max_value=20)
-    table_sizes = serializers.ListField(
-        child=serializers.IntegerField(min_value=2, max_value=6), min_length=1, default=[3, 4, 5]
-    )
-    preferred_size = serializers.IntegerField(min_value=2, max_value=6, default=4)
-    tiebreaks = serializers.ListField(
-        child=serializers.ChoiceField(choices=CRITERIA), required=False, default=list
-    )
-    seed = serializers.IntegerField(min_value=0, max_value=2**62, required=False, allow_null=True)
-    decision_ms = serializers.IntegerField(min_value=50, max_value=60_000, default=1000)
-    time_bank_ms = serializers.IntegerField(min_value=0, max_value=600_000, default=15_000)
-    league = IdField(
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="A club's tournament: entrants from its roster, run by its organisers",
-    )
-
-
-class StandingsQuerySerializer(StrictInputSerializer):
-    as_of = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    night = IdField(
-        required=False, allow_null=True, default=None, help_text="One game night of a season"
-    )
-    format = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
-
-
-# --- output -----------------------------------------------------------------------------
 
 
 class CompetitionSerializer(serializers.ModelSerializer[Competition]):

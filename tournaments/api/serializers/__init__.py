@@ -1,0 +1,1 @@
+"""The tournaments API's serializers: ``inputs`` (strict) and ``outputs``."""

@@ -1,0 +1,2 @@
+"""The tournaments API, one module per resource; each handler parses, calls one service,
+renders."""

@@ -1,0 +1,196 @@
+"""Competitions: competitors, standings (as of any moment), exports, the change log,
+webhooks."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.selectors import user_named
+from bots.models import BotVersion
+from cya_site.errors import DomainError
+from cya_site.renderers import CSVRenderer
+from cya_site.viewsets import ApiViewSet
+from games.models import Game
+from tournaments import exports, running, selectors, services
+from tournaments.api.serializers.inputs import (
+    CompetitorInputSerializer,
+    StandingsQuerySerializer,
+    WebhookInputSerializer,
+)
+from tournaments.api.serializers.outputs import (
+    ChangeSerializer,
+    CompetitionSerializer,
+    CompetitorSerializer,
+    GameRowSerializer,
+    StandingRowSerializer,
+    WebhookCreatedSerializer,
+)
+from tournaments.api.views.lookups import roster_member, signed_in
+from tournaments.models import Competition, GameNight
+
+
+class StandingsCSV(CSVRenderer):
+    header: ClassVar[list[str]] = [
+        "rank", "name", "games", "points", "placement", "dsi", "rounds_won", "wins",
+        "best_dsi", "dollars", "competitor",
+    ]  # fmt: skip
+
+
+class GamesCSV(CSVRenderer):
+    header: ClassVar[list[str]] = [
+        "game", "mode", "status", "night", "round", "table", "seat", "competitor", "place",
+        "dollars",
+    ]  # fmt: skip
+
+
+class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
+    """Anything with standings: competitors, standings (as of any moment), exports, the log."""
+
+    serializer_class = CompetitionSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    queryset = Competition.objects.all()
+
+    def handle_exception(self, exc: Exception) -> Response:
+        """Errors stay JSON when a CSV export was asked for: a CSV body cannot carry them."""
+        response = super().handle_exception(exc)
+        if isinstance(getattr(self.request, "accepted_renderer", None), CSVRenderer):
+            self.request.accepted_renderer = JSONRenderer()
+            self.request.accepted_media_type = JSONRenderer.media_type
+        return response
+
+    @extend_schema(methods=["get"], responses={200: CompetitorSerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=CompetitorInputSerializer, responses={201: CompetitorSerializer}
+    )
+    # Paginated: a season's competitors grow with the club, with no bound.
+    @action(detail=True, methods=["get", "post"], pages=True)
+    def competitors(self, request: Request, pk: str) -> Response:
+        """List competitors, or add one (an account, a guest name, or a bot version)."""
+        if request.method == "GET":
+            rows = self.get_object().competitors.select_related("user")
+            return self.page_response(rows, CompetitorSerializer)
+        data = CompetitorInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        competition = self.get_object()
+        v = data.validated_data
+        user = user_named(v["username"])
+        version = None
+        if v["bot_version"] is not None:
+            version = get_object_or_404(BotVersion, pk=v["bot_version"])
+        member = None
+        if v["member"] is not None:
+            league = selectors.league_of(competition)
+            member = roster_member(league.pk if league else 0, v["member"])
+        if hasattr(competition, "tournament"):
+            competitor = running.entrant_add(
+                tournament=competition.tournament,
+                by=signed_in(request),
+                name=v["name"],
+                user=user,
+                bot_version=version,
+                member=member,
+            )
+        else:
+            competitor = services.competitor_add(
+                competition=competition,
+                by=signed_in(request),
+                name=v["name"] or (user.username if user else ""),
+                user=user,
+                bot_version=version,
+                member=member,
+            )
+        return Response(CompetitorSerializer(competitor).data, status=201)
+
+    @extend_schema(
+        parameters=[StandingsQuerySerializer], responses={200: StandingRowSerializer(many=True)}
+    )
+    # The whole table, never a page: a ranking (and its spreadsheet) is read entire.
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer, StandingsCSV],
+        pagination_class=None,
+        query_serializer=StandingsQuerySerializer,
+    )
+    def standings(self, request: Request, pk: str) -> Response:
+        """The standings, now or ``as_of`` a past moment; ``?format=csv`` for a spreadsheet."""
+        query = self.query_valid()
+        competition = self.get_object()
+        as_of, night_id = query["as_of"], query["night"]
+        night = None
+        if night_id is not None:
+            night = GameNight.objects.filter(pk=night_id, season__competition=competition).first()
+            if night is None:
+                raise DomainError(
+                    "no_such_night", "This season has no such night.", {"night": night_id}, 404
+                )
+        rows = selectors.standings(competition, as_of=as_of, night=night)
+        filename = exports.standings_filename(competition, as_of=as_of, night=night)
+        return self._download(Response(StandingRowSerializer(rows, many=True).data), filename)
+
+    def _download(self, response: Response, filename: str) -> Response:
+        """A CSV export is a file to keep: it downloads under a name that says what it is."""
+        if isinstance(getattr(self.request, "accepted_renderer", None), CSVRenderer):
+            response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+    @extend_schema(responses={200: GameRowSerializer(many=True)})
+    # An export, never a page: the spreadsheet holds every game.
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer, GamesCSV],
+        pagination_class=None,
+    )
+    def games(self, request: Request, pk: str) -> Response:
+        """Every game of the competition, seat by seat; ``?format=csv`` for a spreadsheet."""
+        competition = self.get_object()
+        rows = []
+        for e in selectors.entries_of(competition).order_by("game_id", "seat"):
+            seat = e.game.seats.all()[e.seat] if e.game.status == Game.Status.FINISHED else None
+            rows.append(
+                {
+                    "game": e.game_id,
+                    "mode": e.game.mode,
+                    "status": e.game.status,
+                    "night": e.night.date if e.night else None,
+                    "round": e.round.number if e.round else None,
+                    "table": e.table,
+                    "seat": e.seat,
+                    "competitor": e.competitor.name,
+                    "place": seat.place if seat else None,
+                    "dollars": seat.tally if seat else None,
+                }
+            )
+        filename = exports.games_filename(competition)
+        return self._download(Response(GameRowSerializer(rows, many=True).data), filename)
+
+    @extend_schema(responses={200: ChangeSerializer(many=True)})
+    # Paginated: the log is append-only and grows with every entry and correction.
+    @action(detail=True, methods=["get"], pages=True)
+    def changes(self, request: Request, pk: str) -> Response:
+        """The public change log, newest first: every change, who, when, why, before and after."""
+        return self.page_response(selectors.change_log(self.get_object()), ChangeSerializer)
+
+    @extend_schema(request=WebhookInputSerializer, responses={201: WebhookCreatedSerializer})
+    @action(detail=True, methods=["post"])
+    def webhooks(self, request: Request, pk: str) -> Response:
+        """Subscribe a URL to signed result notifications (organisers)."""
+        data = WebhookInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        hook, secret = services.webhook_add(
+            competition=self.get_object(), by=signed_in(request), **data.validated_data
+        )
+        return Response(
+            WebhookCreatedSerializer({"id": hook.pk, "url": hook.url, "secret": secret}).data,
+            status=201,
+        )

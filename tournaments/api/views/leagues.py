@@ -1,0 +1,142 @@
+"""Club leagues, their seasons and the members of their rosters."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.selectors import user_named
+from cya_site.viewsets import ApiViewSet
+from games.engine import RuleSet
+from tournaments import roster, services
+from tournaments.api.serializers.inputs import (
+    LeagueCreateInputSerializer,
+    MemberInputSerializer,
+    MemberLinkInputSerializer,
+    NightCreateInputSerializer,
+    OrganiserInputSerializer,
+    SeasonCreateInputSerializer,
+)
+from tournaments.api.serializers.outputs import (
+    LeagueSerializer,
+    MemberSerializer,
+    NightSerializer,
+    SeasonSerializer,
+)
+from tournaments.api.views.lookups import signed_in
+from tournaments.models import League, Member, Season
+
+
+class LeagueViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[League]):
+    """Club leagues."""
+
+    serializer_class = LeagueSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    queryset = League.objects.prefetch_related("organisers", "seasons").order_by("name")
+
+    @extend_schema(request=LeagueCreateInputSerializer, responses={201: LeagueSerializer})
+    def create(self, request: Request) -> Response:
+        """A league; you organise it."""
+        data = LeagueCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        rules = (v["rules"] or {}).get("rules") or RuleSet.preset("2021")
+        league = services.league_create(
+            by=signed_in(request),
+            name=v["name"],
+            slug=v["slug"],
+            rules=rules,
+            description=v["description"],
+        )
+        return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data, status=201)
+
+    @extend_schema(request=OrganiserInputSerializer, responses={200: LeagueSerializer})
+    @action(detail=True, methods=["post"])
+    def organisers(self, request: Request, pk: str) -> Response:
+        """Add an organiser."""
+        data = OrganiserInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        league = self.get_object()
+        user = user_named(data.validated_data["username"])
+        assert user is not None
+        services.league_organiser_add(league=league, by=signed_in(request), user=user)
+        return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data)
+
+    @extend_schema(methods=["get"], responses={200: MemberSerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=MemberInputSerializer, responses={201: MemberSerializer}
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def members(self, request: Request, pk: str) -> Response:
+        """The club's roster, or put a player on it (an account, or a guest by name)."""
+        if request.method == "GET":
+            rows = Member.objects.filter(league=self.get_object()).select_related("user")
+            return Response(MemberSerializer(rows, many=True).data)
+        data = MemberInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        league = self.get_object()
+        member = roster.member_add(
+            league=league,
+            by=signed_in(request),
+            name=data.validated_data["name"],
+            user=user_named(data.validated_data["username"]),
+        )
+        return Response(MemberSerializer(member).data, status=201)
+
+    @extend_schema(request=SeasonCreateInputSerializer, responses={201: SeasonSerializer})
+    @action(detail=True, methods=["post"])
+    def seasons(self, request: Request, pk: str) -> Response:
+        """Start a season."""
+        data = SeasonCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        season = services.season_create(
+            league=self.get_object(), by=signed_in(request), **data.validated_data
+        )
+        return Response(SeasonSerializer(season).data, status=201)
+
+
+class SeasonViewSet(mixins.RetrieveModelMixin, ApiViewSet[Season]):
+    """Seasons: their competition holds the standings."""
+
+    serializer_class = SeasonSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    queryset = Season.objects.select_related("competition").prefetch_related("nights")
+
+    @extend_schema(request=NightCreateInputSerializer, responses={201: NightSerializer})
+    @action(detail=True, methods=["post"])
+    def nights(self, request: Request, pk: str) -> Response:
+        """Add a game night."""
+        data = NightCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        night = services.night_create(
+            season=self.get_object(),
+            by=signed_in(request),
+            on=v["date"],
+            venue=v["venue"],
+            notes=v["notes"],
+        )
+        return Response(NightSerializer(night).data, status=201)
+
+
+class MemberViewSet(mixins.RetrieveModelMixin, ApiViewSet[Member]):
+    """A club roster's players."""
+
+    serializer_class = MemberSerializer
+    permission_classes = (IsAuthenticatedOrReadOnly,)
+    queryset = Member.objects.select_related("user", "league")
+
+    @extend_schema(request=MemberLinkInputSerializer, responses={200: MemberSerializer})
+    @action(detail=True, methods=["post"])
+    def link(self, request: Request, pk: str) -> Response:
+        """Link a guest to an account: the guest's results everywhere become the account's."""
+        data = MemberLinkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = user_named(data.validated_data["username"])
+        assert user is not None
+        member = roster.member_link(member=self.get_object(), by=signed_in(request), user=user)
+        return Response(MemberSerializer(member).data)

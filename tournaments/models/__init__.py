@@ -1,0 +1,42 @@
+"""Leagues, seasons, game nights, tournaments, real-table score ledgers and standings.
+
+A ``Competition`` is what has standings: a league season or a tournament. Its
+``Competitor`` rows are the people (or bot versions) ranked, taken from the league's
+roster (``Member``) where there is one, and ``GameEntry`` rows say who sat at which seat
+of which game, digital or recorded. A game night's ``CheckIn`` rows say who came, and
+each ``NightRound`` is a seating draw among them. ``Result`` rows are derived:
+one per competitor per counted game, each valid from one moment to the next correction,
+so standings can be computed as of any date. The truth of a recorded game is its
+append-only ``ScoreRecord`` ledger with ``ScoreVote`` confirmations; every organiser
+change also lands in the competition's append-only ``ChangeLog``.
+
+Each subject has its module; every model is imported here, so ``from tournaments.models
+import X`` is the one way to import a model, and Django and the migrations find them all.
+"""
+
+from tournaments.models.changes import ChangeLog, Delivery, Webhook
+from tournaments.models.competitions import Competition, Competitor
+from tournaments.models.entries import GameEntry, Result
+from tournaments.models.leagues import CheckIn, GameNight, League, Member, NightRound, Season
+from tournaments.models.ledger import ScoreRecord, ScoreVote
+from tournaments.models.tournaments import Tournament, TournamentRound
+
+__all__ = [
+    "ChangeLog",
+    "CheckIn",
+    "Competition",
+    "Competitor",
+    "Delivery",
+    "GameEntry",
+    "GameNight",
+    "League",
+    "Member",
+    "NightRound",
+    "Result",
+    "ScoreRecord",
+    "ScoreVote",
+    "Season",
+    "Tournament",
+    "TournamentRound",
+    "Webhook",
+]
