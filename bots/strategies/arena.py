@@ -179,7 +179,7 @@ def deals_played(
             if progress is not None:
                 progress(d + 1)
         return out
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("spawn")  # fork may hang a threaded parent
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
         futures = [pool.submit(deal, rules, key, make, s) for s in seeds]
         for done, _ in enumerate(as_completed(futures), start=1):
