@@ -68,4 +68,5 @@ def test_the_shipped_tables_read_back_whole() -> None:
         assert {row.name for row in table.rows} == set(table.lineup)
         assert sum(row.seats for row in table.rows) == len(table.lineup)
         assert all(row.games == table.games for row in table.rows)
-        assert sum(row.win * row.seats for row in table.rows) == pytest.approx(1)
+        # the shares of a table's wins add up to one (figures kept to a tenth of a percent)
+        assert sum(row.win * row.seats for row in table.rows) == pytest.approx(1, abs=0.005)
