@@ -50,21 +50,23 @@ class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
     permission_classes = (IsAuthenticatedOrReadOnly,)
     queryset = GameNight.objects.select_related("season__competition", "season__league")
 
+    def _table(self, request: Request) -> tuple[GameNight, list[Competitor], RuleSet | None]:
+        """A table's request, read: the night, its players (competitors of the night's
+        competition) and the rules given for it, or None when none were given."""
+        data = TableInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        night = self.get_object()
+        players = _competitors(night.season.competition, data.validated_data["competitors"])
+        rules_in = data.validated_data["rules"]
+        return night, players, rules_in["rules"] if rules_in else None
+
     @extend_schema(request=TableInputSerializer, responses={201: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"])
     def games(self, request: Request, pk: str) -> Response:
         """Start a digital table: the players play it through the games API."""
-        data = TableInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        night = self.get_object()
-        competition = night.season.competition
-        players = _competitors(competition, data.validated_data["competitors"])
-        rules_in = data.validated_data["rules"]
+        night, players, rules = self._table(request)
         game = services.night_digital_game(
-            night=night,
-            by=signed_in(request),
-            competitors=players,
-            rules=rules_in["rules"] if rules_in else None,
+            night=night, by=signed_in(request), competitors=players, rules=rules
         )
         return Response({"game": game.pk}, status=201)
 
@@ -72,18 +74,12 @@ class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
     @action(detail=True, methods=["post"])
     def recorded(self, request: Request, pk: str) -> Response:
         """Open a real-table game whose rounds the table records."""
-        data = TableInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        night = self.get_object()
-        competition = night.season.competition
-        players = _competitors(competition, data.validated_data["competitors"])
-        rules_in = data.validated_data["rules"]
-        rules = rules_in["rules"] if rules_in else RuleSet.from_json(night.season.league.rules)
+        night, players, rules = self._table(request)
         game = recording.recorded_game_create(
             by=signed_in(request),
-            competition=competition,
+            competition=night.season.competition,
             competitors=players,
-            rules=rules,
+            rules=rules or RuleSet.from_json(night.season.league.rules),
             night=night,
         )
         return Response({"game": game.pk}, status=201)
