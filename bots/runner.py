@@ -39,7 +39,7 @@ from games.engine import (
     apply,
     default_action,
 )
-from games.models import Game
+from games.models import Event, Game
 
 AUTOPILOT = "greedy"
 
@@ -140,7 +140,7 @@ def _run_in_memory(
     """Every seat of these games is decided here: each game is played whole, then all are
     written at once (games.services.actions_record_all)."""
     plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
-    return game_services.actions_record_all(plays, origin="builtin")
+    return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN)
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:
@@ -155,7 +155,7 @@ def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable
 def _step(match: Table, game: Game, state: State, control: SeatControl) -> None:
     kind = control.version.bot.kind
     if _in_process(control):
-        origin = "autopilot" if control.autopilot_since is not None else "builtin"
+        origin = Event.Origin.BUILTIN if control.autopilot_since is None else Event.Origin.AUTOPILOT
         _submit(game, state, control, _choose(match, game, state, control), origin)
     elif kind == Bot.Kind.WEBHOOK:
         _ask_webhook(match, game, state, control)
@@ -163,7 +163,9 @@ def _step(match: Table, game: Game, state: State, control: SeatControl) -> None:
         _await_client(match, game, state, control)
 
 
-def _submit(game: Game, state: State, control: SeatControl, code: int, origin: str) -> bool:
+def _submit(
+    game: Game, state: State, control: SeatControl, code: int, origin: Event.Origin
+) -> bool:
     """Submit an action for the seat; False when the game moved on first (nothing applied)."""
     user = control.seat.user  # the bot's own account, or a seat account of it
     if user is None:  # a bot seat is taken before its table starts
@@ -194,7 +196,7 @@ def _fault(
         detail=detail,
         elapsed_ms=elapsed_ms,
     )
-    _submit(game, state, control, default_action(state), "fallback")
+    _submit(game, state, control, default_action(state), Event.Origin.FALLBACK)
 
 
 def _deadline_ms(match: Table, control: SeatControl) -> int:
@@ -218,7 +220,7 @@ def _ask_webhook(match: Table, game: Game, state: State, control: SeatControl) -
     if verdict.fault is not None:
         _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms)
         return
-    _submit(game, state, control, verdict.action, "webhook")
+    _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK)
 
 
 # --- a webhook seat's decision, shared with ``manage.py play`` (pure: no database) ------

@@ -138,6 +138,20 @@ class Event(models.Model):
     version n-1 to n. Replaying every action from the seed rebuilds the game exactly.
     """
 
+    class Origin(models.TextChoices):
+        """Who chose a log entry's action. Stored in every row (pinned by
+        tests/engine/test_stored_codes.py) and the label of cya_actions_submitted_total."""
+
+        DEAL = "deal", "The deal (no action)"
+        API = "api", "A client of the action API"
+        WEB = "web", "A person on the game page"
+        BUILTIN = "builtin", "A built-in strategy"
+        AUTOPILOT = "autopilot", "A built-in strategy in a person's place"
+        WEBHOOK = "webhook", "A webhook bot's answer"
+        FALLBACK = "fallback", "The engine's safe default after a bot's fault"
+        TIMEOUT = "timeout", "The engine's safe default at a deadline"
+        RESIGN = "resign", "A resignation"
+
     # no index of its own: the unique (game, seq) index serves every lookup by game, and
     # each index costs every one of the ~300 rows a game writes
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
@@ -149,9 +163,7 @@ class Event(models.Model):
     action = models.JSONField(null=True, blank=True, help_text="The action's JSON form")
     action_code = models.IntegerField(null=True, blank=True, help_text="The engine's packed action")
     public_events = models.JSONField(default=list, help_text="What every seat saw happen")
-    origin = models.CharField(
-        max_length=20, default="api", help_text="Who chose it: api, deal, timeout, resign, ..."
-    )
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.API)
     idempotency_key = models.CharField(max_length=100, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
@@ -186,7 +198,7 @@ class Playout(models.Model):
     )  # the unique (game, first_seq) index serves every lookup by game
     first_seq = models.PositiveIntegerField()
     codes = models.JSONField(help_text="The engine's packed actions, in log order")
-    origin = models.CharField(max_length=20, help_text="Who chose them, e.g. builtin")
+    origin = models.CharField(max_length=20, choices=Event.Origin.choices)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -12,7 +12,7 @@ from games import selectors
 from games.api.rules import RuleOptionsField, rules_build
 from games.engine import PRESETS
 from games.engine.state import DECISION_NAMES
-from games.models import Game, Round, Seat
+from games.models import Event, Game, Round, Seat
 from games.seating import BotChoice
 
 MAX_WAIT_SECONDS = 30
@@ -343,7 +343,9 @@ class WaitResultSerializer(serializers.Serializer[Any]):
 
 class ReplayEntrySerializer(LogEntrySerializer):
     action = serializers.JSONField(allow_null=True)
-    origin = serializers.CharField(help_text="Who chose the action: api, timeout, resign, ...")
+    origin = serializers.ChoiceField(
+        choices=Event.Origin.choices, help_text="Who chose the action (deal: the deal itself)"
+    )
 
 
 class ReplaySerializer(serializers.Serializer[Any]):

@@ -32,7 +32,7 @@ def action_submit(
     action: Any,
     version: int,
     key: str | None = None,
-    origin: str = "api",
+    origin: Event.Origin = Event.Origin.API,
 ) -> ActionResult:
     """Apply one action for the user's seat, if it answers the decision at ``version``.
 
@@ -56,7 +56,7 @@ def action_submit(
 
 
 def _submit(
-    game_id: int, user: User, action: Any, version: int, key: str | None, origin: str
+    game_id: int, user: User, action: Any, version: int, key: str | None, origin: Event.Origin
 ) -> ActionResult:
     if key is None:
         seat, earlier = store.seat_at(game_id, user), None
@@ -105,7 +105,7 @@ def _replayed(earlier: Event, seat: Seat, user: User) -> ActionResult:
     return ActionResult(seat.game, seat, earlier, replayed=True)
 
 
-def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -> Game:
+def actions_record(*, game: Game, choose: Callable[[State], int], origin: Event.Origin) -> Game:
     """Play a game from its stored version to its end, ``choose`` picking every action,
     and write it all at once: the actions as one ``Playout`` row of the log.
 
@@ -122,7 +122,7 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: str) -
 
 
 def actions_record_all(
-    plays: Sequence[tuple[Game, Callable[[State], int]]], *, origin: str
+    plays: Sequence[tuple[Game, Callable[[State], int]]], *, origin: Event.Origin
 ) -> list[Game]:
     """``actions_record`` for several games (a match's), written together in one round
     trip (store.append_all) and announced together. If one of them moved on meanwhile,
@@ -139,7 +139,7 @@ def actions_record_all(
     return [game for game, _ in plays]
 
 
-def _play_out(game: Game, choose: Callable[[State], int], origin: str) -> store.Append:
+def _play_out(game: Game, choose: Callable[[State], int], origin: Event.Origin) -> store.Append:
     """Play ``game`` to its end in memory; the game row's new fields are set, nothing is
     written."""
     checks.require_active(game)

@@ -36,7 +36,7 @@ def game_resign(*, game: Game, user: User) -> ActionResult:
     seat.resigned_at = timezone.now()
     code = resign_action(seat.number)
     event = progress.decide_for(
-        game, seat, code, actor=user, origin="resign", seat_fields=("resigned_at",)
+        game, seat, code, actor=user, origin=Event.Origin.RESIGN, seat_fields=("resigned_at",)
     )
     return ActionResult(game, seat, event)
 
@@ -59,7 +59,7 @@ def decision_timeout(*, game_id: int, version: int) -> Event | datetime | None:
     seat.time_bank_ms = 0
     code = default_action(state)
     return progress.decide_for(
-        game, seat, code, actor=None, origin="timeout", seat_fields=("time_bank_ms",)
+        game, seat, code, actor=None, origin=Event.Origin.TIMEOUT, seat_fields=("time_bank_ms",)
     )
 
 

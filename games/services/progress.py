@@ -50,7 +50,7 @@ def decide_for(
     code: int,
     *,
     actor: User | None,
-    origin: str,
+    origin: Event.Origin,
     seat_fields: Sequence[str],
 ) -> Event:
     """Apply ``code`` for ``seat`` at the game's current state and log it (``record``):
@@ -83,7 +83,7 @@ def record(
     action: dict[str, Any],
     code: int,
     key: str | None = None,
-    origin: str = "api",
+    origin: Event.Origin = Event.Origin.API,
     seat_fields: Sequence[str] = (),
 ) -> Event:
     """Log an applied action with every derived row, in one guarded write: the game row,

@@ -54,7 +54,9 @@ def time_banks_fill(game: Game) -> None:
 def game_dealt(game: Game, state: State) -> Event:
     """A started game's rows: the game row as set, the deal as seq 0 of its log, and
     ``state`` as its snapshot. Returns the deal's entry."""
-    deal = Event.objects.create(game=game, seq=0, public_events=list(state.history), origin="deal")
+    deal = Event.objects.create(
+        game=game, seq=0, public_events=list(state.history), origin=Event.Origin.DEAL
+    )
     game.save()
     states.save_state(game, state)
     return deal

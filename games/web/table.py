@@ -32,7 +32,7 @@ from cya_site.errors import DomainError
 from cya_site.forms import PageForm
 from games import selectors, services
 from games.engine.errors import EngineError
-from games.models import Game, Seat
+from games.models import Event, Game, Seat
 from games.web.board import Table, display_name
 
 ENDED = (Game.Status.FINISHED, Game.Status.ABORTED)
@@ -177,7 +177,7 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
             action=form.cleaned_data["action"],
             version=form.cleaned_data["version"],
             key=form.cleaned_data["key"] or None,
-            origin="web",
+            origin=Event.Origin.WEB,
         )
     except (DomainError, EngineError) as error:
         notice, status = _refusal(error)

@@ -18,7 +18,7 @@ def main() -> None:
     from games import services as game_services
     from games import store
     from games.engine import RuleSet, legal_actions, replay
-    from games.models import Game, Playout, Round, Seat
+    from games.models import Event, Game, Playout, Round, Seat
 
     match = services.match_create(versions=builtin_versions(), seed=11)
     stale = Game.objects.filter(match_game__match=match).order_by("match_game__rotation")[0]
@@ -39,7 +39,7 @@ def main() -> None:
         assert store.load_state(game).version == game.version
     try:  # read before the match was played: at version 0, now moved on
         game_services.actions_record(
-            game=stale, choose=lambda state: legal_actions(state)[0], origin="builtin"
+            game=stale, choose=lambda state: legal_actions(state)[0], origin=Event.Origin.BUILTIN
         )
     except DomainError as error:
         refused = error.code

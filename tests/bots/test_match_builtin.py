@@ -153,7 +153,7 @@ def test_a_batch_refuses_a_game_that_moved_on_while_it_was_played(
         return legal_actions(state)[0]
 
     with pytest.raises(DomainError) as refused:
-        game_services.actions_record(game=stale, choose=first_legal, origin="builtin")
+        game_services.actions_record(game=stale, choose=first_legal, origin=Event.Origin.BUILTIN)
     assert refused.value.code == "stale_version"
     assert Event.objects.filter(game=game).count() == 2  # the deal and the one action
     assert not Playout.objects.filter(game=game).exists()
@@ -168,7 +168,7 @@ def test_a_batch_with_an_illegal_choice_writes_nothing(builtins: list[BotVersion
         return -1
 
     with pytest.raises(EngineError):
-        game_services.actions_record(game=game, choose=illegal, origin="builtin")
+        game_services.actions_record(game=game, choose=illegal, origin=Event.Origin.BUILTIN)
     game.refresh_from_db()
     assert (game.version, game.status) == (0, Game.Status.ACTIVE)
     assert Event.objects.filter(game=game).count() == 1  # the deal only
@@ -185,7 +185,7 @@ def test_a_matchs_games_are_written_together_all_or_none(builtins: list[BotVersi
     none of them, and a rerun of the match starts them all afresh."""
     match = services.match_create(versions=builtins, rules=quick(3), seed=7)
     games = list(Game.objects.filter(match_game__match=match).order_by("match_game__rotation"))
-    Playout.objects.create(game=games[1], first_seq=1, codes=[0], origin="builtin")
+    Playout.objects.create(game=games[1], first_seq=1, codes=[0], origin=Event.Origin.BUILTIN)
 
     with pytest.raises(IntegrityError):
         runner.run_match(match)
@@ -211,7 +211,7 @@ def test_a_game_that_moved_on_is_refused_and_the_others_are_written_and_announce
 
     channels = [notify.channel(g.pk) for g in games]
     with listening(settings, *channels) as hear, pytest.raises(DomainError) as refused:
-        game_services.actions_record_all([(g, first_legal) for g in stale], origin="api")
+        game_services.actions_record_all([(g, first_legal) for g in stale], origin=Event.Origin.API)
 
     assert refused.value.code == "stale_version"
     for game in games:

@@ -203,6 +203,20 @@ def test_a_stored_rule_set_still_reads_as_the_same_rules() -> None:
 STORED_CHOICES: dict[tuple[str, str], list[str]] = {
     ("games.Game", "status"): ["open", "active", "finished", "aborted"],
     ("games.Game", "mode"): ["digital", "recorded"],
+    **{
+        (model, "origin"): [
+            "deal",
+            "api",
+            "web",
+            "builtin",
+            "autopilot",
+            "webhook",
+            "fallback",
+            "timeout",
+            "resign",
+        ]
+        for model in ("games.Event", "games.Playout")
+    },
     ("bots.Bot", "kind"): ["builtin", "webhook", "api_client"],
     ("bots.BotVersion", "status"): ["pending", "validating", "ready", "failed", "retired"],
     ("bots.Match", "kind"): ["ladder", "validation", "friendly"],

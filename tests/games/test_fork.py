@@ -57,7 +57,7 @@ def ended(players: list[User], staff: User) -> Game:
     game = services.game_create(by=players[0], rules=QUICK)
     seat_all(game, players)
     game = services.game_start(game=game, by=staff, seed=PARENT_SEED)
-    game = services.actions_record(game=game, choose=_random(1), origin="builtin")
+    game = services.actions_record(game=game, choose=_random(1), origin=Event.Origin.BUILTIN)
     assert game.status == Game.Status.FINISHED
     assert game.version > STEP
     return game
@@ -136,7 +136,7 @@ def test_a_fork_is_rebuilt_from_its_truth_without_a_snapshot(
     ended: Game, players: list[User], staff: User
 ) -> None:
     forked = forked_and_started(ended, players, staff, redeal=True)
-    forked = services.actions_record(game=forked, choose=_random(2), origin="builtin")
+    forked = services.actions_record(game=forked, choose=_random(2), origin=Event.Origin.BUILTIN)
     final = store.load_state(forked)
     GameSnapshot.objects.filter(game=forked).delete()
     store.forget(forked.pk)
@@ -150,7 +150,7 @@ def test_a_fork_of_a_fork_starts_from_its_own_parent(
     ended: Game, players: list[User], staff: User
 ) -> None:
     first = forked_and_started(ended, players, staff, redeal=True)
-    first = services.actions_record(game=first, choose=_random(3), origin="builtin")
+    first = services.actions_record(game=first, choose=_random(3), origin=Event.Origin.BUILTIN)
     second = services.game_fork(game=first, step=4, redeal=False, by=players[0])
     seat_all(second, players)
     second = services.game_start(game=second, by=staff, seed=5)
@@ -266,7 +266,7 @@ def test_a_forks_replay_names_where_it_started(
     ended: Game, players: list[User], staff: User, api: APIClient
 ) -> None:
     forked = forked_and_started(ended, players, staff, redeal=True)
-    forked = services.actions_record(game=forked, choose=_random(4), origin="builtin")
+    forked = services.actions_record(game=forked, choose=_random(4), origin=Event.Origin.BUILTIN)
     replay = api.get(game_url(forked, "replay")).json()
     view = api.get(game_url(forked, "replay/view"), {"step": 0, "seat": 1}).json()
 
@@ -283,7 +283,7 @@ def test_verify_games_checks_forks_and_finds_a_changed_origin(
     ended: Game, players: list[User], staff: User
 ) -> None:
     forked = forked_and_started(ended, players, staff, redeal=True)
-    forked = services.actions_record(game=forked, choose=_random(5), origin="builtin")
+    forked = services.actions_record(game=forked, choose=_random(5), origin=Event.Origin.BUILTIN)
     ids = [ended.pk, forked.pk]
 
     assert list(games_verify(finished_games(ids=ids))) == [[], []]
@@ -298,7 +298,7 @@ def test_verify_games_reports_a_fork_whose_parent_log_breaks(
     ended: Game, players: list[User], staff: User
 ) -> None:
     forked = forked_and_started(ended, players, staff, redeal=False)
-    forked = services.actions_record(game=forked, choose=_random(6), origin="builtin")
+    forked = services.actions_record(game=forked, choose=_random(6), origin=Event.Origin.BUILTIN)
     Game.objects.filter(pk=forked.pk).update(fork_step=ended.version + 5)
 
     (found,) = games_verify(finished_games(ids=[forked.pk]))

@@ -20,7 +20,7 @@ from accounts.models import User
 from cya_site.errors import DomainError
 from games import services, store
 from games.engine import RuleSet, State, action_to_json, legal_actions, recorded, replay
-from games.models import Game, GameSnapshot, Round, Seat
+from games.models import Event, Game, GameSnapshot, Round, Seat
 from games.store import vendor
 
 pytestmark = pytest.mark.django_db
@@ -126,7 +126,7 @@ def test_built_in_games_written_in_one_batch_are_stored_alike(
             services.game_join(game=game, user=bob)
             services.game_join(game=game, user=carol)
             games.append(services.game_start(game=game, by=staff, seed=seed))
-        services.actions_record_all([(g, first_legal) for g in games], origin="builtin")
+        services.actions_record_all([(g, first_legal) for g in games], origin=Event.Origin.BUILTIN)
         assert Game.objects.get(pk=games[0].pk).status == Game.Status.FINISHED
         stored_first = stored(games[0])
         assert stored_first["playouts"]
@@ -159,7 +159,9 @@ def test_a_batch_with_a_game_that_moved_on_writes_the_others_alike(
         user = (alice, bob)[state.to_act]
         services.action_submit(game_id=stale.pk, user=user, action=action, version=0)
         with pytest.raises(DomainError) as refused:
-            services.actions_record_all([(g, first_legal) for g in games], origin="builtin")
+            services.actions_record_all(
+                [(g, first_legal) for g in games], origin=Event.Origin.BUILTIN
+            )
         assert refused.value.code == "stale_version"
         moved_on.append(stored(stale))
         return games[1]

@@ -59,7 +59,7 @@ def play_by_actions(players: list[User], staff: User, seed: int) -> Game:
 def play_in_process(players: list[User], staff: User, seed: int) -> Game:
     """A game of in-process seats, written as one ``Playout`` row."""
     game = _table(players, staff, seed)
-    return services.actions_record(game=game, choose=_random(seed), origin="builtin")
+    return services.actions_record(game=game, choose=_random(seed), origin=Event.Origin.BUILTIN)
 
 
 def verify(*args: str) -> tuple[str, int]:
@@ -252,7 +252,7 @@ def test_a_gap_in_the_log_is_printed(by_actions: Game) -> None:
 
 
 def test_an_entry_written_twice_is_printed(in_process: Game) -> None:
-    Event.objects.create(game=in_process, seq=5, action_code=0, origin="api")
+    Event.objects.create(game=in_process, seq=5, action_code=0, origin=Event.Origin.API)
 
     output, status = verify()
 
