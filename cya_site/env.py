@@ -1,4 +1,4 @@
-"""Typed readers of environment variables for settings.py.
+"""Typed readers of environment variables for the settings (cya_site/settings/).
 
 Each reader returns the default when the variable is unset or blank, and raises
 ``ImproperlyConfigured`` naming the variable when its value cannot be read, so a typo in

@@ -19,7 +19,7 @@ from tests.conftest import ROOT
 
 @pytest.fixture
 def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Transport options as settings.py gives them: one messages folder, in and out.
+    """Transport options as settings/workers.py gives them: one messages folder, in and out.
 
     kombu keeps the bindings a process declared in memory for every filesystem transport
     alike, and writes them to a control folder only when they are new to it: each

@@ -1,6 +1,8 @@
+import importlib
 import re
-import runpy
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -9,7 +11,8 @@ from django.core.exceptions import ImproperlyConfigured
 import cya_site
 from cya_site.env import env_bool, env_int, env_list, env_networks, env_rate, env_str
 
-SETTINGS_FILE = Path(cya_site.__file__).with_name("settings.py")
+SETTINGS_PACKAGE = "cya_site.settings"
+SETTINGS_DIR = Path(cya_site.__file__).with_name("settings")
 
 
 @pytest.fixture
@@ -21,8 +24,33 @@ def bare_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPa
     return monkeypatch
 
 
+def _settings_modules() -> dict[str, ModuleType]:
+    """The settings package and its subject modules, as sys.modules holds them now."""
+    return {
+        name: module
+        for name, module in sys.modules.items()
+        if name == SETTINGS_PACKAGE or name.startswith(f"{SETTINGS_PACKAGE}.")
+    }
+
+
 def _load_settings() -> dict[str, Any]:
-    return runpy.run_path(str(SETTINGS_FILE))
+    """The settings as a fresh import of the package computes them in this environment.
+
+    The package and its modules are imported anew and then dropped again: sys.modules and
+    the cya_site package get the originals back, so nothing else sees the fresh copy.
+    """
+    originals = _settings_modules()
+    for name in originals:
+        del sys.modules[name]
+    try:
+        fresh = importlib.import_module(SETTINGS_PACKAGE)
+        return {name: value for name, value in vars(fresh).items() if name.isupper()}
+    finally:
+        for name in _settings_modules():
+            del sys.modules[name]
+        sys.modules.update(originals)
+        if SETTINGS_PACKAGE in originals:
+            cya_site.settings = originals[SETTINGS_PACKAGE]
 
 
 def test_env_str_treats_blank_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -203,9 +231,11 @@ def test_webhooks_reach_no_private_network_unless_the_environment_allows_one(
 
 
 def test_env_example_lists_every_variable_settings_reads() -> None:
-    source = SETTINGS_FILE.read_text()
+    modules = sorted(SETTINGS_DIR.glob("*.py"))
+    assert SETTINGS_DIR / "core.py" in modules
+    source = "\n".join(module.read_text() for module in modules)
     read = set(re.findall(r'env_(?:str|bool|int|list|networks|rate)\(\s*"([A-Z_]+)"', source))
-    example = SETTINGS_FILE.parent.parent / ".env.example"
+    example = SETTINGS_DIR.parent.parent / ".env.example"
     listed = set(re.findall(r"^([A-Z_]+)=", example.read_text(), flags=re.MULTILINE))
 
     assert read == listed

@@ -1,0 +1,64 @@
+"""The site's users and pages: accounts and sign-in, languages and time zone, static files,
+request size, game streams and the benchmarks' bare endpoint.
+"""
+
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.core.exceptions import ImproperlyConfigured
+
+from cya_site.env import env_bool, env_int, env_str
+from cya_site.settings.core import BASE_DIR, DEBUG, VAR_DIR
+
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+# English, and German: the rules ship a German edition (RULES.md, seed DE).
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# The club's time zone: night dates, "as of" dates and times on pages are read in it.
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+try:
+    ZoneInfo(TIME_ZONE)
+except (ZoneInfoNotFoundError, ValueError):
+    raise ImproperlyConfigured(f"TIME_ZONE must be an IANA time zone, not {TIME_ZONE!r}") from None
+USE_I18N = True
+USE_TZ = True
+
+LOGIN_URL = "sign-in"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
+# Development (and the tests, which run with DEBUG read from the environment): whitenoise
+# finds files in the apps at each request, and needs no collected STATIC_ROOT.
+WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_USE_FINDERS = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Production serves collected files under content-hashed, pre-compressed names
+    # (`manage.py collectstatic`); development reads them from the apps as they are.
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Request bodies above this are refused with 413 payload_too_large (cya_site.errors).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 256 * 1024, minimum=1024)
+
+# Game streams (games.api.stream): open streams a user may hold per server process, and
+# the seconds of quiet after which a stream sends an empty line and checks for changes.
+STREAMS_PER_USER = env_int("STREAMS_PER_USER", 64, minimum=1)
+STREAM_KEEPALIVE_SECONDS = env_int("STREAM_KEEPALIVE_SECONDS", 10, minimum=1)
+
+# benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production
+BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
