@@ -16,10 +16,10 @@ Import ``games.store`` and use the names below; the parts are its private rooms.
 """
 
 from games.store.log import (
-    ORIGIN_FIELDS,
+    START_FIELDS,
     LogEntry,
-    Origin,
     PublicEvents,
+    Start,
     action_json,
     codes,
     entries,
@@ -53,11 +53,11 @@ from games.store.tables import (
 from games.store.writes import Append, append, append_all, places_set, rounds_append
 
 __all__ = [
-    "ORIGIN_FIELDS",
+    "START_FIELDS",
     "Append",
     "LogEntry",
-    "Origin",
     "PublicEvents",
+    "Start",
     "action_json",
     "append",
     "append_all",

@@ -33,12 +33,12 @@ class LogEntry(NamedTuple):
     action: dict[str, Any] | None
     action_code: int | None
     public_events: list[dict[str, Any]]
-    origin: str
+    origin: str  # an Event.Origin value
     idempotency_key: str
     created_at: datetime
 
 
-class Origin(Protocol):
+class Start(Protocol):
     """What decides a stored game's first state: a ``Game``, or a row of these fields."""
 
     @property
@@ -53,10 +53,10 @@ class Origin(Protocol):
     def fork_redeal(self) -> bool: ...
 
 
-ORIGIN_FIELDS = ("rules", "seed", "forked_from_id", "fork_step", "fork_redeal")
+START_FIELDS = ("rules", "seed", "forked_from_id", "fork_step", "fork_redeal")
 
 
-def initial_state(game: Origin) -> State:
+def initial_state(game: Start) -> State:
     """The state a dealt game starts from, at version 0: what its log's seq 0 holds.
 
     A new game is dealt from its seed. A fork starts at its parent's state after
@@ -70,7 +70,7 @@ def initial_state(game: Origin) -> State:
         raise ValueError("the game has not been dealt")
     if game.forked_from_id is None or game.fork_step is None:
         return new_game(RuleSet.from_json(game.rules), game.seed)
-    parent = Game.objects.only(*ORIGIN_FIELDS).get(pk=game.forked_from_id)
+    parent = Game.objects.only(*START_FIELDS).get(pk=game.forked_from_id)
     state = initial_state(parent)
     for code in codes(parent, 0, game.fork_step):
         state = replay_step(state, code)[0]
