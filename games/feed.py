@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -65,5 +65,34 @@ def decision_line(
     game_id: int, state: State, *, deadline: datetime | None, time_bank_ms: int | None
 ) -> bytes:
     """The private ``decision`` for the seat to act in ``state``."""
-    payload = decision_payload(game_id, state, deadline=deadline, time_bank_ms=time_bank_ms)
+    return _decision(decision_payload(game_id, state, deadline=deadline, time_bank_ms=time_bank_ms))
+
+
+def _decision(payload: dict[str, Any]) -> bytes:
     return line({"type": "decision", "decision": payload})
+
+
+class Lines(NamedTuple):
+    """Everything one change announces, built in one go (games.services.announce)."""
+
+    update: bytes
+    # the seat to act and its ``decision`` line, and the decision object in that line (the
+    # action endpoint answers it too when the seat that acted must act again)
+    decision: tuple[int, bytes] | None
+    payload: dict[str, Any] | None
+    # the ended game's seat count and its ``end`` line
+    end: tuple[int, bytes] | None
+
+
+def lines(
+    game: Game, state: State | None, bank: int | None, entries: Iterable[dict[str, Any]]
+) -> Lines:
+    """The lines of a change that left ``game`` as it is and the game in ``state`` (None:
+    no decision to announce), ``bank`` being the time bank of the seat to act."""
+    decision = payload = end = None
+    if state is not None and game.status == Game.Status.ACTIVE and game.to_act is not None:
+        payload = decision_payload(game.pk, state, deadline=game.deadline, time_bank_ms=bank)
+        decision = (game.to_act, _decision(payload))
+    if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
+        end = (game.seat_count, end_line(game))
+    return Lines(update_line(game, entries), decision, payload, end)

@@ -190,10 +190,10 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             key=idempotency_key(request) or None,
         )
         body = {
-            "entry": store.public_entry(result.event),
+            "entry": result.entry,
             "replayed": result.replayed,
             "game": feed.game_status(result.game),
-            "decision": selectors.decision(result.game, result.seat),
+            "decision": result.decision,
         }
         return Response(body, status=replay_status(result.replayed))
 
@@ -203,7 +203,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         """Resign: your seat plays safe defaults to the end and is ranked last."""
         game = self.get_object()
         result = services.game_resign(game=game, user=_user(request))
-        return Response(LogEntrySerializer(store.public_entry(result.event)).data)
+        return Response(LogEntrySerializer(result.entry).data)
 
     @extend_schema(parameters=[WaitQuerySerializer], responses={200: WaitResultSerializer})
     @action(

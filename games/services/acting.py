@@ -18,7 +18,7 @@ from django.utils import timezone
 from accounts.models import User
 from cya_site import metrics
 from cya_site.errors import DomainError
-from games import notify, store
+from games import notify, selectors, store
 from games.engine import State, action_from_json, action_to_json, apply
 from games.models import Event, Game, Playout, Seat
 from games.services import announce, checks, progress
@@ -73,7 +73,7 @@ def _submit(
     code = action_from_json(action, edition)
     new_state, events = apply(state, code, seat=seat.number)
     try:
-        event = progress.record(
+        return progress.record(
             game,
             state,
             new_state,
@@ -94,7 +94,6 @@ def _submit(
                 seat.game.refresh_from_db()
                 return _replayed(won, seat, user)
         raise
-    return ActionResult(game, seat, event)
 
 
 def _replayed(earlier: Event, seat: Seat, user: User) -> ActionResult:
@@ -102,7 +101,8 @@ def _replayed(earlier: Event, seat: Seat, user: User) -> ActionResult:
         raise DomainError(
             "idempotency_key_reused", "That Idempotency-Key belongs to another request.", status=409
         )
-    return ActionResult(seat.game, seat, earlier, replayed=True)
+    entry = store.public_entry(earlier)
+    return ActionResult(seat.game, seat, earlier, entry, selectors.decision(seat.game, seat), True)
 
 
 def actions_record(*, game: Game, choose: Callable[[State], int], origin: Event.Origin) -> Game:

@@ -23,27 +23,21 @@ def after_commit(
     state: State | None = None,
     bank: int | None = None,
     entries: list[dict[str, Any]] | None = None,
-) -> None:
+) -> dict[str, Any] | None:
     """Once the change commits: announce it (games.feed lines, built now from the rows and
     state this transaction wrote; games.signals ``game_ended`` for an ended game), schedule
     the new decision's deadline, and if a bot seat is to act, tell its player
-    (games.seating)."""
+    (games.seating). Returns the decision object announced to the seat to act, if any."""
     game_id, version, deadline = game.pk, game.version, game.deadline
     status = game.status
     bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
-    update = feed.update_line(game, entries or ())
-    decision = end = None
-    if state is not None and game.status == Game.Status.ACTIVE and game.to_act is not None:
-        body = feed.decision_line(game_id, state, deadline=deadline, time_bank_ms=bank)
-        decision = (game.to_act, body)
-    if game.status in (Game.Status.FINISHED, Game.Status.ABORTED):
-        end = (game.seat_count, feed.end_line(game))
+    lines = feed.lines(game, state, bank, entries or ())
 
     def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
-        if end is not None:
+        if lines.end is not None:
             metrics.GAMES_ENDED.labels(status).inc()
             signals.game_ended.send_robust(sender=Game, game_id=game_id)  # errors logged
-        notify.publish(game_id, (version, status), update, decision, end)
+        notify.publish(game_id, (version, status), lines.update, lines.decision, lines.end)
         if deadline is not None:
             task = cast(Task[Any, Any], signature(ENFORCE_DEADLINE))  # a Task's apply_async
             dispatch.send(task, (game_id, version), eta=deadline)
@@ -51,3 +45,4 @@ def after_commit(
             seating.players().turn(game_id, version)
 
     transaction.on_commit(announce)
+    return lines.payload

@@ -35,10 +35,9 @@ def game_resign(*, game: Game, user: User) -> ActionResult:
     checks.require_active(game)
     seat.resigned_at = timezone.now()
     code = resign_action(seat.number)
-    event = progress.decide_for(
+    return progress.decide_for(
         game, seat, code, actor=user, origin=Event.Origin.RESIGN, seat_fields=("resigned_at",)
     )
-    return ActionResult(game, seat, event)
 
 
 @transaction.atomic
@@ -58,9 +57,10 @@ def decision_timeout(*, game_id: int, version: int) -> Event | datetime | None:
     seat = Seat.objects.get(game=game, number=state.to_act)
     seat.time_bank_ms = 0
     code = default_action(state)
-    return progress.decide_for(
+    result = progress.decide_for(
         game, seat, code, actor=None, origin=Event.Origin.TIMEOUT, seat_fields=("time_bank_ms",)
     )
+    return result.event
 
 
 def deadline_set(*, game: Game, version: int, deadline: datetime) -> bool:

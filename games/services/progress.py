@@ -35,12 +35,15 @@ PROGRESS_FIELDS = (
 
 @dataclass(frozen=True)
 class ActionResult:
-    """What a submission did: the game after it, the acting seat, the log entry, and
+    """What a submission did: the game after it, the acting seat, the log entry and its
+    public form, the decision that seat must make now (None: it is not to act), and
     whether it was a retry of an earlier one."""
 
     game: Game
     seat: Seat
     event: Event
+    entry: dict[str, Any]
+    decision: dict[str, Any] | None
     replayed: bool = False
 
 
@@ -52,7 +55,7 @@ def decide_for(
     actor: User | None,
     origin: Event.Origin,
     seat_fields: Sequence[str],
-) -> Event:
+) -> ActionResult:
     """Apply ``code`` for ``seat`` at the game's current state and log it (``record``):
     what a resignation and a timeout share. The caller holds the game row's lock, so the
     state is the one the code was chosen for, and has set ``seat_fields`` on ``seat``."""
@@ -85,7 +88,7 @@ def record(
     key: str | None = None,
     origin: Event.Origin = Event.Origin.API,
     seat_fields: Sequence[str] = (),
-) -> Event:
+) -> ActionResult:
     """Log an applied action with every derived row, in one guarded write: the game row,
     its snapshot, round scores and final places, and the acting ``seat``'s
     ``seat_fields`` (set by the caller) and time bank. Raises ``stale_version`` or
@@ -111,7 +114,7 @@ def record(
         if public["type"] == "game_end":
             end_fields(game, public, now)
             ranking = public["ranking"]
-    bank = None if new_state.over else set_decision(game, new_state, now)
+    bank = None if new_state.over else set_decision(game, new_state, now, seat)
     game.version = new_state.version
     written = store.append(
         game,
@@ -125,8 +128,10 @@ def record(
     )
     if not written:
         raise checks.moved(game)
-    announce.after_commit(game, new_state, bank, [store.public_entry(event)])
-    return event
+    entry = store.public_entry(event)
+    decision = announce.after_commit(game, new_state, bank, [entry])
+    again = decision is not None and decision["seat"] == seat.number
+    return ActionResult(game, seat, event, entry, decision if again else None)
 
 
 def _spend_time(game: Game, seat: Seat, state: State, now: datetime) -> bool:
@@ -143,15 +148,20 @@ def _spend_time(game: Game, seat: Seat, state: State, now: datetime) -> bool:
     return False
 
 
-def set_decision(game: Game, state: State, now: datetime) -> int | None:
-    """Show the pending decision on the game row; returns the acting seat's time bank."""
+def set_decision(game: Game, state: State, now: datetime, acted: Seat | None = None) -> int | None:
+    """Show the pending decision on the game row; returns the time bank of the seat to
+    act. The seat that just ``acted``, if it is to act again, has its bank in hand (as
+    this action charged it, not yet written)."""
     game.to_act = state.to_act
     game.decision_kind = DECISION_NAMES[state.kind]
     game.round_number = state.round
     game.deadline = None
     if game.decision_seconds is None and game.time_bank_seconds is None:
         return None  # untimed: no seat has a bank
-    bank = store.time_bank(game, state.to_act)
+    if acted is not None and acted.number == state.to_act:
+        bank = acted.time_bank_ms
+    else:
+        bank = store.time_bank(game, state.to_act)
     if game.decision_seconds is not None:
         game.deadline = now + timedelta(seconds=game.decision_seconds, milliseconds=bank or 0)
     return bank

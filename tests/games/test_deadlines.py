@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from games import services
-from games.engine import RuleSet, action_to_json, default_action
+from games.engine import RuleSet, action_to_json, default_action, legal_actions
 from games.models import Event, Game, Seat
 from games.tasks import enforce_deadline, sweep_deadlines
 from tests.games.conftest import engine_state, game_url, submit
@@ -266,3 +266,34 @@ def test_a_bank_runs_down_to_zero_and_no_further(
 
     assert response.status_code == 201
     assert Seat.objects.get(game=game, number=0).time_bank_ms == left_ms
+
+
+def test_a_seat_that_acts_again_gets_its_next_deadline_from_the_bank_just_charged(
+    alice: User, bob: User, staff: User, api_as: Clients
+) -> None:
+    """Seed 7 at two seats, first legal action each time: after 37 actions bob (seat 1)
+    lays a pair from the discard pile and must act again at once."""
+    start = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+    with time_machine.travel(start, tick=False) as clock:
+        game = timed_game(alice, bob, staff, decision_seconds=2, bank_seconds=30)
+        users = {0: alice, 1: bob}
+        for version in range(37):  # all answered at once: no bank is touched
+            state = engine_state(game)
+            action = action_to_json(legal_actions(state)[0], "2021")
+            services.action_submit(
+                game_id=game.pk, user=users[state.to_act], action=action, version=version
+            )
+        assert engine_state(game).to_act == 1
+        clock.move_to(start + timedelta(seconds=5))  # 3 s over the 2 s limit
+
+        response = submit(api_as(bob), game, {"type": "pair_discard", "card": "sport_plane"}, 37)
+
+    assert response.status_code == 201
+    decision = response.json()["decision"]
+    assert decision is not None
+    assert decision["seat"] == 1  # bob again
+    assert Seat.objects.get(game=game, number=1).time_bank_ms == 27_000
+    assert decision["time_bank_ms"] == 27_000
+    game.refresh_from_db()
+    assert game.deadline == start + timedelta(seconds=5 + 2 + 27)
+    assert parse_datetime(decision["deadline"]) == game.deadline
