@@ -21,7 +21,6 @@ The last line is read by tools:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -103,6 +102,7 @@ def load(competitors: int, games: int) -> int:
 
     from accounts.models import User
     from games.engine import RuleSet
+    from games.models import Game
     from tournaments import running
     from tournaments.models import Competitor
 
@@ -124,11 +124,10 @@ def load(competitors: int, games: int) -> int:
     )
     rng = Random(7)
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    rules = json.dumps(RuleSet.preset("2021", ending="quick").to_json())
-    game_columns = (
-        "id, created_by_id, created_at, started_at, finished_at, status, mode, rules, "
-        "seat_count, version, decision_kind, round_number, winners, end_reason"
-    )
+    rules = RuleSet.preset("2021", ending="quick").to_json()
+    # every column of the game row, from the model: a column added later gets its default
+    game_fields = Game._meta.concrete_fields
+    game_columns = ", ".join(connection.ops.quote_name(f.column) for f in game_fields)
     result_columns = (
         "competition_id, competitor_id, game_id, table_size, place, points, placement, "
         "dollars, dsi, rounds_won, won, valid_from, valid_to"
@@ -140,11 +139,14 @@ def load(competitors: int, games: int) -> int:
             for g in range(1, games + 1):
                 seated, dollars = table(rng, competitors)
                 at = start + timedelta(seconds=30 * g)
-                winners = json.dumps([dollars.index(max(dollars))])
-                copy.write_row(
-                    (g, organiser.pk, at, at, at, "finished", "recorded", rules, len(seated),
-                     1, "", 1, winners, "finished")
+                game = Game(
+                    pk=g, created_by=organiser, created_at=at, started_at=at, finished_at=at,
+                    status="finished", mode="recorded", rules=rules, seat_count=len(seated),
+                    version=1, decision_kind="", round_number=1,
+                    winners=[dollars.index(max(dollars))], end_reason="finished",
                 )  # fmt: skip
+                copy.write_row([f.get_db_prep_save(getattr(game, f.attname), connection)
+                                for f in game_fields])  # fmt: skip
                 tables.append((seated, dollars, at))
         with raw.copy(f"COPY tournaments_result ({result_columns}) FROM STDIN") as copy:
             for g, (seated, dollars, at) in enumerate(tables, start=1):
