@@ -60,6 +60,11 @@ class Game(models.Model):
     auto_start = models.BooleanField(
         default=False, help_text="Starts by itself once every seat is taken"
     )
+    # Set with the game's competition entries (tournaments): its end is announced with it
+    # (games.signals.game_ended), so no receiver needs a query to learn it counts.
+    in_competition = models.BooleanField(
+        default=False, help_text="A competition counts this game (standings follow its end)"
+    )
     # A fork starts at another game's position (games.store.initial_state): the parent
     # at step ``fork_step`` (its state after that many actions), handed to the engine's
     # ``fork`` with this game's own ``seed`` (for a re-deal and every later round).

@@ -1,15 +1,17 @@
 """What a game tells the apps above it, which games may not import (the layers contract).
 
-``game_ended`` is sent, with the game's id, once the transaction that finished or aborted
-the game has committed (``games.services``, with the change's other announcements). It
+``game_ended`` is sent, with the game's id and whether a competition counts it
+(``Game.in_competition``), once the transaction that finished or aborted the game has
+committed (``games.services``, with the change's other announcements). It
 is best effort, like every announcement after a commit: a receiver must be idempotent,
 and whatever it starts needs a periodic safety net for a send lost to a crash between
 the commit and the send. ``tournaments`` receives it to take a competition game's
-result in at once (tournaments.apps).
+result in at once (tournaments.apps); ``in_competition`` spares it a query for every
+other game (a ladder's, a lobby's).
 """
 
 from __future__ import annotations
 
 from django.dispatch import Signal
 
-game_ended = Signal()  # sender: games.models.Game; keyword: game_id
+game_ended = Signal()  # sender: games.models.Game; keywords: game_id, in_competition

@@ -77,7 +77,7 @@ def recorded_game_create(
     game = game_services.recorded_game_create(
         by=by, rules=rules, players=[c.user for c in competitors]
     )
-    GameEntry.objects.bulk_create(
+    results.games_enter(
         GameEntry(
             competition=competition,
             game=game,

@@ -9,17 +9,29 @@ the game's seats, which the engine (or the recorded rounds through it) already s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
 from django.db.models import Count
 
+from games import services as game_services
 from games.models import Game, RoundScore, Seat
 from tournaments import notifications
 from tournaments.models import Competition, GameEntry, Result, ScoreRecord
 from tournaments.ranking import normalised
 
 _FIELDS = ("table_size", "place", "points", "placement", "dollars", "dsi", "rounds_won", "won")
+
+
+def games_enter(entries: Iterable[GameEntry]) -> list[GameEntry]:
+    """Enter games into competitions: their ``GameEntry`` rows (who sits where), and each
+    game marked as counted (``Game.in_competition``), so its end sends its result here
+    (tasks.take_result) with no query for the games no competition counts."""
+    created = GameEntry.objects.bulk_create(entries)
+    games = {entry.game_id: entry.game for entry in created}
+    game_services.games_in_competition(games=list(games.values()))
+    return created
 
 
 def counts(game: Game) -> bool:

@@ -86,7 +86,7 @@ def _enter(
     game: Game,
     seated: list[Competitor],
 ) -> None:
-    GameEntry.objects.bulk_create(
+    results.games_enter(
         GameEntry(
             competition=tournament.competition,
             game=game,

@@ -21,7 +21,7 @@ from cya_site.errors import DomainError
 from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
-from tournaments import ranking, roster, selectors
+from tournaments import ranking, results, roster, selectors
 from tournaments.changelog import log
 from tournaments.models import (
     Competition,
@@ -267,7 +267,7 @@ def night_digital_game(
         assert competitor.user is not None
         game_services.game_join(game=game, user=competitor.user, seat=n)
     game_services.game_start(game=game, by=by)
-    GameEntry.objects.bulk_create(
+    results.games_enter(
         GameEntry(competition=competition, game=game, seat=n, competitor=c, night=night)
         for n, c in enumerate(competitors)
     )

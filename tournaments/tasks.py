@@ -13,7 +13,7 @@ from cya_site import dispatch
 from cya_site.errors import DomainError
 from games.models import Game
 from tournaments import notifications, rounds
-from tournaments.models import Delivery, GameEntry, Tournament, TournamentRound
+from tournaments.models import Delivery, Tournament, TournamentRound
 
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
 
@@ -79,10 +79,13 @@ def take_result(self, game_id: int) -> int:  # type: ignore[no-untyped-def]
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
 
 
-def on_game_ended(sender: object, game_id: int, **kwargs: object) -> None:
-    """``games.signals.game_ended`` receiver: a game of a competition sends
-    ``take_result``; any other game (ladder, lobby) costs this one query."""
-    if GameEntry.objects.filter(game_id=game_id).exists():
+def on_game_ended(
+    sender: object, game_id: int, in_competition: bool = False, **kwargs: object
+) -> None:
+    """``games.signals.game_ended`` receiver: a game a competition counts (its entries
+    marked it, ``results.games_enter``) sends ``take_result``; any other game (ladder,
+    lobby) costs nothing, not even a query."""
+    if in_competition:
         dispatch.send(take_result, (game_id,))
 
 

@@ -27,6 +27,7 @@ from games.services.tables import (
     game_join,
     game_leave,
     game_start,
+    games_in_competition,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "game_leave",
     "game_resign",
     "game_start",
+    "games_in_competition",
     "recorded_game_create",
     "recorded_rounds_set",
 ]

@@ -29,14 +29,16 @@ def after_commit(
     the new decision's deadline, and if a bot seat is to act, tell its player
     (games.seating). Returns the decision object announced to the seat to act, if any."""
     game_id, version, deadline = game.pk, game.version, game.deadline
-    status = game.status
+    status, counted = game.status, game.in_competition
     bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
     lines = feed.lines(game, state, bank, entries or ())
 
     def announce() -> None:  # best-effort both: the change has committed (cya_site.dispatch)
         if lines.end is not None:
             metrics.GAMES_ENDED.labels(status).inc()
-            signals.game_ended.send_robust(sender=Game, game_id=game_id)  # errors logged
+            signals.game_ended.send_robust(  # errors logged
+                sender=Game, game_id=game_id, in_competition=counted
+            )
         notify.publish(game_id, (version, status), lines.update, lines.decision, lines.end)
         if deadline is not None:
             task = cast(Task[Any, Any], signature(ENFORCE_DEADLINE))  # a Task's apply_async

@@ -231,3 +231,9 @@ def fork_source(*, game: Game, step: int) -> Game:
             status=409,
         )
     return game
+
+
+def games_in_competition(*, games: Sequence[Game]) -> None:
+    """A competition counts these games (tournaments, as it enters them): the end of each
+    is announced as one that counts (``games.signals.game_ended``)."""
+    store.in_competition_mark(games)

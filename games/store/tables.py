@@ -1,5 +1,6 @@
 """The writes of a table's life outside its log: opening, seating, dealing, ending by fiat,
-and a recorded game's rounds (part of games.store).
+a recorded game's rounds, and the mark of a game a competition counts (part of
+games.store).
 
 These run once or a few times per game, so they are the ORM's, and portable as they are;
 the services decide when (and hold the transaction and the game row's lock), this module
@@ -60,6 +61,14 @@ def game_dealt(game: Game, state: State) -> Event:
     game.save()
     states.save_state(game, state)
     return deal
+
+
+def in_competition_mark(games: Sequence[Game]) -> None:
+    """These games count for a competition from now (``Game.in_competition``), in the row
+    and on each instance."""
+    Game.objects.filter(pk__in=[g.pk for g in games]).update(in_competition=True)
+    for game in games:
+        game.in_competition = True
 
 
 def game_saved(game: Game, fields: Sequence[str] | None = None) -> None:
