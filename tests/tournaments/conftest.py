@@ -18,8 +18,8 @@ from accounts.models import User
 from games.engine import RuleSet
 from games.models import Game
 from tests.factories import UserFactory
-from tournaments import recording, services
-from tournaments.models import Competition, Competitor, GameNight, Season
+from tournaments import recording, running, services
+from tournaments.models import Competition, Competitor, GameNight, Season, Tournament
 
 QUICK = RuleSet.preset("2021", ending="quick")
 
@@ -96,3 +96,15 @@ def settled_game(
         recording.round_record(game=game, by=organiser, dollars=dollars)
     game.refresh_from_db()
     return game
+
+
+def people_round_robin(players: list[User], by: User, rounds: int = 2) -> Tournament:
+    """A started round robin of digital two-seat tables for ``players``, over ``rounds``."""
+    tournament = running.tournament_create(
+        by=by, name="Club Night", format="round_robin", entrants="humans", rules=QUICK,
+        rounds=rounds, table_sizes=[2], preferred_size=2, play="digital", seed=3,
+    )  # fmt: skip
+    for player in players:
+        running.entrant_add(tournament=tournament, by=by, user=player)
+    running.tournament_start(tournament=tournament, by=by)
+    return tournament

@@ -24,7 +24,7 @@ from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
 from games.signals import game_ended
-from tests.tournaments.conftest import QUICK, Club, recorded_game
+from tests.tournaments.conftest import QUICK, Club, people_round_robin, recorded_game
 from tournaments import running, services, tasks
 from tournaments.models import GameEntry, Tournament
 
@@ -43,17 +43,6 @@ def tournament_games(tournament: Tournament) -> list[Game]:
     return list(
         Game.objects.filter(competition_entries__competition=tournament.competition).distinct()
     )
-
-
-def people_tournament(by: User, players: list[User]) -> Tournament:
-    tournament = running.tournament_create(
-        by=by, name="Cup", format="round_robin", entrants="humans", rules=QUICK,
-        rounds=1, table_sizes=[2], preferred_size=2, play="digital", seed=3,
-    )  # fmt: skip
-    for player in players:
-        running.entrant_add(tournament=tournament, by=by, user=player)
-    running.tournament_start(tournament=tournament, by=by)
-    return tournament
 
 
 def bot_tournament(by: User, versions: list[BotVersion]) -> Tournament:
@@ -76,7 +65,7 @@ def lobby_game(players: list[User]) -> Game:
 def test_every_way_into_a_competition_marks_the_game_and_nothing_else_does(
     club: Club, olga: User, alice: User, bob: User, carol: User, staff: User
 ) -> None:
-    people = tournament_games(people_tournament(olga, [alice, bob, carol, staff]))
+    people = tournament_games(people_round_robin([alice, bob, carol, staff], olga, rounds=1))
     bots = tournament_games(bot_tournament(staff, builtin_versions()[:2]))
     real_table = recorded_game(club, olga, ["Alice", "Bob", "Dora"])
     night_table = services.night_digital_game(

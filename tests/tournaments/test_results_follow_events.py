@@ -22,23 +22,11 @@ from games.engine import RuleSet
 from games.models import Game
 from tests.factories import UserFactory
 from tests.games.conftest import play_to_end
-from tournaments import rounds, running, selectors, tasks
+from tests.tournaments.conftest import people_round_robin
+from tournaments import rounds, selectors, tasks
 from tournaments.models import Result, Tournament, TournamentRound
 
-QUICK = RuleSet.preset("2021", ending="quick")
 Clients = Callable[[User], APIClient]
-
-
-def people_round_robin(players: list[User], by: User) -> Tournament:
-    """A started two-round round robin of digital two-seat tables for ``players``."""
-    tournament = running.tournament_create(
-        by=by, name="Club Night", format="round_robin", entrants="humans", rules=QUICK,
-        rounds=2, table_sizes=[2], preferred_size=2, play="digital", seed=3,
-    )  # fmt: skip
-    for player in players:
-        running.entrant_add(tournament=tournament, by=by, user=player)
-    running.tournament_start(tournament=tournament, by=by)
-    return tournament
 
 
 def round_games(tournament: Tournament, number: int) -> list[Game]:
