@@ -7,9 +7,10 @@ local ones). It recreates a database ``cya_ladder_bench``, migrates it, register
 ``--seats`` built-in versions (shark, greedy, random, ...) and creates ``--matches``
 ladder matches (duplicate deals: one game per seat rotation), then:
 
-1. ladder: starts one Celery worker with 2 worker processes on its own queue, sends one
-   ``bots.play_match`` task per match, and times until every match is finished and rated
-   (games are written to the database, ratings applied);
+1. ladder: starts one Celery worker with 2 worker processes on its own queue and waits
+   until it answers a ping (its start-up is not timed), sends one ``bots.play_match``
+   task per match, and times until every match is finished and rated (games are written
+   to the database, ratings applied);
 2. in-process: plays the same matches (same seeds, same strategies, same rotations) in
    one process with the engine and strategies only, no database and no broker, once
    before the ladder and once after it; the rate is over the mean of the two CPU times
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -72,6 +74,19 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until_ready(app: Any, node: str, worker: subprocess.Popen[bytes]) -> None:
+    """Wait for the worker to answer a ping (booted, its pool started, consuming), so its
+    start-up, which takes longer on a busy machine or with more to import, is never
+    timed as ladder work."""
+    give_up = time.monotonic() + 120
+    while not app.control.ping(destination=[node], timeout=0.5):
+        if worker.poll() is not None:
+            sys.exit(f"the Celery worker stopped (exit {worker.returncode}) before it was ready")
+        if time.monotonic() > give_up:
+            sys.exit("the Celery worker did not answer a ping within 120 s")
+    time.sleep(0.5)  # its pool processes settle (forked when the pool started)
 
 
 def family(pid: int) -> list[int]:
@@ -194,14 +209,16 @@ def main() -> None:
     before = in_process()
 
     # the ladder: one worker with 2 processes, one task per match
+    node = f"{queue}@{socket.gethostname()}"
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "--app", "cya_site", "worker", "--queues", queue,
-         "--concurrency", "2", "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
+         "--hostname", node, "--concurrency", "2", "--without-gossip", "--without-mingle",
+         "--loglevel", "WARNING"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
     watch = psycopg.connect(url, autocommit=True)
     try:
-        time.sleep(3)  # let the worker connect before the clock starts
+        wait_until_ready(app, node, worker)  # the clock starts once the worker answers
         workers = family(worker.pid)
         cpu_before = {pid: cpu_seconds(pid) for pid in workers + backends(watch)}
         started = time.monotonic()
