@@ -49,30 +49,35 @@ def last_figures(output: str) -> dict[str, float]:
     return {key: float(value) for key, value in FIGURE.findall(lines[-1])} if lines else {}
 
 
+def _means(sides: dict[str, list[float]]) -> tuple[float, float, float] | None:
+    """Mean before, mean after, and after/before; None unless both sides have runs."""
+    before, after = sides.get("before"), sides.get("after")
+    if not before or not after:
+        return None
+    mean_before, mean_after = statistics.fmean(before), statistics.fmean(after)
+    return mean_before, mean_after, mean_after / mean_before if mean_before else float("nan")
+
+
 def summary(runs: Runs) -> list[str]:
     """A line per figure: its mean before and after, and the ratio after/before."""
     out = []
     for (bench, figure), sides in runs.items():
-        before, after = sides.get("before", []), sides.get("after", [])
-        if not before or not after:
-            continue
-        mean_before, mean_after = statistics.fmean(before), statistics.fmean(after)
-        ratio = mean_after / mean_before if mean_before else float("nan")
-        out.append(
-            f"{bench:12} {figure:32} before {mean_before:12.3f}  after {mean_after:12.3f}"
-            f"  after/before {ratio:.3f}  (n={len(before)})"
-        )
+        means = _means(sides)
+        if means is not None:
+            out.append(
+                f"{bench:12} {figure:32} before {means[0]:12.3f}  after {means[1]:12.3f}"
+                f"  after/before {means[2]:.3f}  (n={len(sides['before'])})"
+            )
     return out
 
 
 def headline(base: str, rounds: int, runs: Runs, benches: list[str]) -> str:
+    """The last line: each benchmark's headline figure (HEADLINE) as after/before."""
     parts = [f"compare_base={base}", f"rounds={rounds}"]
     for bench in benches:
-        figure = HEADLINE.get(bench)
-        sides = runs.get((bench, figure or ""), {})
-        if figure and sides.get("before") and sides.get("after"):
-            ratio = statistics.fmean(sides["after"]) / statistics.fmean(sides["before"])
-            parts.append(f"{bench}_{figure}_ratio={ratio:.3f}")
+        means = _means(runs.get((bench, HEADLINE[bench]), {}))
+        if means is not None:
+            parts.append(f"{bench}_{HEADLINE[bench]}_ratio={means[2]:.3f}")
     return " ".join(parts)
 
 
@@ -98,6 +103,10 @@ def main() -> None:
     extra: dict[str, list[str]] = defaultdict(list)
     for item in args.args:
         bench, _, words = item.partition("=")
+        if bench not in BENCHES:
+            parser.error(
+                f'--args {item!r}: say BENCH="ARGS" with BENCH one of {", ".join(BENCHES)}'
+            )
         extra[bench] = words.split()
     base = subprocess.run(
         ["git", "rev-parse", "--short", args.base], cwd=ROOT, capture_output=True, text=True

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import defaultdict
 
-from benchmarks.compare import Runs, headline, last_figures, summary
+from benchmarks.compare import ROOT, Runs, headline, last_figures, summary
 
 
 def test_the_figures_are_the_key_values_of_the_last_line_that_has_any() -> None:
@@ -32,3 +34,18 @@ def test_each_figure_is_averaged_per_side_and_the_headline_is_after_over_before(
     assert headline("9ad9e11", 2, runs, ["ladder", "engine"]) == (
         "compare_base=9ad9e11 rounds=2 ladder_ladder_games_per_s_ratio=1.033"
     )
+
+
+def test_a_wrong_call_is_refused_before_any_worktree_or_benchmark() -> None:
+    script = str(ROOT / "benchmarks" / "compare.py")
+    worktrees = subprocess.run(
+        ["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True
+    )
+    for args, code, says in (
+        (["--base", "HEAD", "--args", "ldr=--matches 3"], 2, "with BENCH one of api, ladder"),
+        (["--base", "no-such-commit"], 1, "--base no-such-commit: not a commit"),
+    ):
+        done = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+        assert (done.returncode, says in done.stderr) == (code, True), done.stderr
+    after = subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True)
+    assert after.stdout == worktrees.stdout
