@@ -138,8 +138,7 @@ def main() -> None:
     from accounts.models import User
     from bots import services
     from bots.models import Bot, BotVersion, Match
-    from bots.strategies import strategy
-    from bots.strategies.view import SeatView
+    from bots.strategies import decide, strategy
     from cya_site.celery import app
     from games.engine import RuleSet, apply, new_game
 
@@ -181,7 +180,7 @@ def main() -> None:
                 while not state.over:  # seeded as bots.runner seeds them: the very same games
                     seat = state.to_act
                     rng = Random(f"{match.seed}:{game_id}:{state.version}")
-                    state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
+                    state = apply(state, decide(seats[seat], state, seat, rng))[0]
         return time.process_time() - started_cpu
 
     def in_two_processes() -> float:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from django.utils import timezone
 
 from bots import ratings, runner, timecontrol, webhook
-from bots.strategies import STRATEGIES, SeatView, strategy
+from bots.strategies import STRATEGIES, decide, strategy
 from games.engine import RuleSet, State, apply, new_game, observe
 
 BUILTIN = "builtin:"
@@ -168,7 +168,7 @@ class _Table:
             else:
                 name = runner.AUTOPILOT if record.autopilot_at is not None else player.strategy
                 rng = Random(f"{seed}:{number}:{state.version}")
-                code = strategy(name).choose(SeatView(state, seat), rng)
+                code = decide(strategy(name), state, seat, rng)
             state = apply(state, code)[0]
             decisions += 1
         return GameResult(number, seed, decisions, self._results(state))

@@ -27,7 +27,7 @@ from bots import services, webhook
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
 from bots.persistence.games import Seating
-from bots.strategies import SeatView, Strategy, strategy
+from bots.strategies import Strategy, decide, strategy
 from cya_site.errors import DomainError
 from games import notify, selectors, store
 from games import services as game_services
@@ -103,7 +103,7 @@ def _choose(match: Table, game: Game, state: State, control: SeatControl) -> int
 
 def _pick(match: Table, game: Game, state: State, chooser: Strategy) -> int:
     rng = Random(f"{match.seed}:{game.pk}:{state.version}")
-    return chooser.choose(SeatView(state, state.to_act), rng)
+    return decide(chooser, state, state.to_act, rng)
 
 
 def run_game(match: Match, game: Game) -> Game:

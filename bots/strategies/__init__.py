@@ -1,9 +1,10 @@
-"""Built-in strategies: pure decision functions over a SeatView (engine only, no I/O)."""
+"""Built-in strategies: pure decision functions over a seat's view (engine only, no I/O)."""
+
+from games.engine.view import SeatView
 
 from .builtin import GreedyStrategy, RandomStrategy, SharkStrategy, Strategy
-from .registry import STRATEGIES, strategy
+from .registry import STRATEGIES, decide, strategy
 from .search import SearchStrategy
-from .view import SeatView
 
 __all__ = [
     "STRATEGIES",
@@ -13,5 +14,6 @@ __all__ = [
     "SeatView",
     "SharkStrategy",
     "Strategy",
+    "decide",
     "strategy",
 ]

@@ -32,9 +32,8 @@ from games.engine import RuleSet, State, apply, new_game
 from games.engine.scoring import ranking
 
 from .builtin import Strategy
-from .registry import STRATEGIES, strategy
+from .registry import STRATEGIES, decide, strategy
 from .search import DEFAULT_ITERATIONS, SearchStrategy
-from .view import SeatView
 
 Z95 = 1.96
 
@@ -44,7 +43,7 @@ def play(rules: RuleSet, seed: int, seats: Sequence[Strategy], rng: Random) -> S
     state = new_game(rules, seed)
     while not state.over:
         seat = state.to_act
-        state = apply(state, seats[seat].choose(SeatView(state, seat), rng))[0]
+        state = apply(state, decide(seats[seat], state, seat, rng))[0]
     return state
 
 

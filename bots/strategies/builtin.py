@@ -1,6 +1,7 @@
 """The built-in strategies: the baseline every entered bot is measured against.
 
-Each is pure (engine only, no I/O) and decides from a SeatView: what its seat may know.
+Each is pure (engine only, no I/O) and decides from a SeatView, which holds only what its
+seat may know (games.engine.view).
 - ``random``: a uniformly random legal action.
 - ``greedy``: the action worth most right now (sets formed, sets stolen, cheap discards),
   fighting challenges while the set is worth the card.
@@ -14,18 +15,19 @@ from __future__ import annotations
 
 from math import comb
 from random import Random
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from games.engine import actions as act
 from games.engine.cards import GOLD, PENNY_JAR, SILVER
-
-from .view import SeatView, is_asset, is_wild
+from games.engine.view import SeatView, is_asset, is_wild
 
 
 class Strategy(Protocol):
-    """Something that picks one of the legal actions for the seat to act."""
+    """Something that picks one of the legal actions for the seat to act, from that seat's
+    view alone (``registry.decide`` builds it)."""
 
     name: str
+    searches: ClassVar[bool]  # whether it samples worlds: its view then carries them
 
     def choose(self, view: SeatView, rng: Random) -> int:
         """One of ``view.legal()``."""
@@ -36,6 +38,7 @@ class RandomStrategy:
     """A uniformly random legal action: the weakest baseline."""
 
     name = "random"
+    searches: ClassVar[bool] = False
 
     def choose(self, view: SeatView, rng: Random) -> int:
         legal = view.legal()
@@ -50,6 +53,7 @@ class GreedyStrategy:
     """The action worth most right now; fights a challenge while the set is worth the card."""
 
     name = "greedy"
+    searches: ClassVar[bool] = False
 
     def choose(self, view: SeatView, rng: Random) -> int:
         legal = view.legal()
@@ -144,7 +148,7 @@ class GreedyStrategy:
         """Expected dollars from a challenge: the set's value if it wins, the card if not."""
         stack = view.stack(target)
         contested = stack[len(stack) - 1 - depth]
-        value = view.known_value(contested) + 10_000 * contested.cards.count(None)
+        value = view.known_value(contested) + 10_000 * view.hidden_cards(contested)
         p = self.win_chance(view, target, contested.kind, cards)
         return p * (value + self.cost(view, cards)) - (1 - p) * self.cost(view, cards)
 

@@ -2,15 +2,17 @@
 
 Information-set Monte Carlo search, determinized at every iteration (after OpenSpiel's
 ``ismcts.py``, written afresh for this engine): the root is the seat's information set,
-each iteration samples one world consistent with what the seat has seen
-(``redeal_hidden_from``: other hands, the deck, buried pile cards and unseen tucked cards
+each iteration samples one world consistent with what the seat has seen (``view.worlds``,
+the engine's ``Worlds``: other hands, the deck, buried pile cards and unseen tucked cards
 dealt again, the game's later deals too), picks a root action by UCB1 over the visits so
 far, and plays the world on with a cheap policy for a bounded number of decisions. The
-action tried most often wins. One level of tree keeps each iteration cheap (the engine
-plays a few hundred thousand random decisions a second, a few tens of thousands with a
-heuristic policy), and determinizing at the root is what keeps it from peeking: nothing
-it reads of the state is hidden from its seat, because every world it plays is dealt
-from the sampler, whose result depends only on the seat's knowledge and a seed.
+action with the best mean wins, shark's choice keeping a small margin. One level of tree
+keeps each iteration cheap (the engine plays a few hundred thousand random decisions a
+second, a few tens of thousands with a heuristic policy).
+
+It never sees the real state: its view holds only its seat's knowledge, and the worlds it
+plays are dealt by a sampler that holds no hidden card either, so what it chooses depends
+only on what its seat knows and on its RNG (tests/bots/test_never_peek.py).
 
 A playout ends at the end of its round, when the game ends, or after ``horizon``
 decisions; its value to the seat is 1 for a win and 0 for a loss if the game ended, and
@@ -23,11 +25,12 @@ from __future__ import annotations
 from math import log, sqrt, tanh
 from random import Random
 from time import perf_counter
+from typing import ClassVar
 
-from games.engine import State, apply, redeal_hidden_from
+from games.engine import State, apply
+from games.engine.view import SeatView
 
 from .builtin import GreedyStrategy, RandomStrategy, SharkStrategy
-from .view import SeatView
 
 MAX_SEED = 2**63
 LEAD_SCALE = 150_000.0  # dollars of lead that count as a near-certain edge
@@ -47,6 +50,7 @@ class SearchStrategy:
     """
 
     name = "ismcts"
+    searches: ClassVar[bool] = True  # it is handed the view's worlds
 
     def __init__(
         self,
@@ -80,7 +84,9 @@ class SearchStrategy:
         legal = self.candidates(view, rng)
         if len(legal) == 1:
             return legal[0]
-        state = view._state  # read only through the sampler: see the module docstring
+        worlds = view.worlds
+        if worlds is None:
+            raise ValueError("the search player needs a view with its worlds")
         seat = view.seat
         visits = [0] * len(legal)
         totals = [0.0] * len(legal)
@@ -89,7 +95,7 @@ class SearchStrategy:
         while self.iterations is None or done < self.iterations:
             if deadline is not None and done and perf_counter() >= deadline:
                 break
-            world = redeal_hidden_from(state, seat, int(rng.random() * MAX_SEED))
+            world = worlds.sample(int(rng.random() * MAX_SEED))
             i = self._select(visits, totals, done)
             after = apply(world, legal[i])[0]
             totals[i] += self._playout(after, seat, rng)

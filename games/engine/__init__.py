@@ -31,6 +31,8 @@ from .play import Decision, apply, decision, default_action, new_game, replay, r
 from .rules import PRESETS, Advanced, RuleSet
 from .serialize import state_from_json, state_to_json
 from .state import State
+from .view import SeatView
+from .worlds import Worlds
 
 __all__ = [
     "PRESETS",
@@ -44,7 +46,9 @@ __all__ = [
     "NotYourTurn",
     "RuleSet",
     "ScoreError",
+    "SeatView",
     "State",
+    "Worlds",
     "action_from_json",
     "action_to_json",
     "apply",

@@ -102,6 +102,11 @@ def shuffled(cards: tuple[int, ...], rng: Random) -> list[int]:
     return list(itemgetter(*order)(cards))
 
 
+def shuffled_any(cards: list[int] | tuple[int, ...], rng: Random) -> list[int]:
+    """``shuffled`` for any number of cards (it needs two or more)."""
+    return list(cards) if len(cards) < 2 else shuffled(tuple(cards), rng)
+
+
 def _first_player(s: State, rng: Random) -> int:
     """RULES #4 and 2.8.9: who starts this round."""
     t = s.table

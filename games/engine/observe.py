@@ -1,14 +1,16 @@
 """What one seat may know: ``observe(state, seat)`` builds it, and nothing else leaks.
 
-Hidden from a seat: other hands (only their sizes show), the deck order and the seed,
-pile cards below the face-up tops, and a tucked card it has never seen (RULES #9,
-2.8.11). Everything in the result is JSON-ready; treat it as read-only.
+What is hidden from a seat is decided in ``hidden`` (other hands, the deck order and the
+seed, pile cards below or at face-down tops, tucked cards it has never seen: RULES #9,
+2.8.5, 2.8.11), which the strategies' ``view.SeatView`` asks too. Everything in the
+result is JSON-ready; treat it as read-only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .hidden import face_down, sees_tucked
 from .rules import Table
 from .scoring import ranking
 from .state import DECISION_NAMES, DEPTH_NAMES, DRAFTED, AssetSet, Pile, State
@@ -19,7 +21,7 @@ def observe(s: State, seat: int | None) -> dict[str, Any]:
     t = s.table
     keys = t.keys
     g = s.game
-    down = _face_down(s)
+    down = face_down(s)
     return {
         "seat": seat,
         "seats": t.seats,
@@ -53,12 +55,6 @@ def observe(s: State, seat: int | None) -> dict[str, Any]:
     }
 
 
-def _face_down(s: State) -> tuple[int, ...]:
-    """Draft piles whose top is face down: used by a draft, not flipped yet (RULES 2.8.5)."""
-    ch = s.challenge
-    return s.flips + ch.piles if ch is not None else s.flips
-
-
 def _discard(pile: Pile, keys: tuple[str, ...]) -> list[str]:
     """The discard pile's card keys, bottom first (walks the cons list once)."""
     out = []
@@ -72,15 +68,13 @@ def _discard(pile: Pile, keys: tuple[str, ...]) -> list[str]:
 def _stack(s: State, owner: int, seat: int | None) -> list[dict[str, Any]]:
     t = s.table
     first_formed = t.first_formed
-    bit = 0 if seat is None else 1 << seat  # a spectator has seen no tucked card
-    mine = owner == seat
     out = []
     for i, aset in enumerate(s.stacks[owner]):
         view = _VIEWS.get(id(aset))
         if view is None or view[0] is not aset or view[1] is not t:
             view = _set_view(aset, t)
         # RULES #9, 2.8.11: a tucked card shows only to the owner and seats that saw it
-        kind, count, cards, known = view[2] if mine or aset.knowers & bit else view[3]
+        kind, count, cards, known = view[2] if sees_tucked(aset, owner, seat) else view[3]
         out.append(
             {
                 "kind": kind,

@@ -35,7 +35,8 @@ class AssetSet(NamedTuple):
     ``tucked`` is the index of the one card others have not seen (RULES #9, 2.8.11), or
     -1; ``knowers`` is the bitmask of seats that have seen it. ``first`` marks a set that
     landed in an empty stack, which ``bottom_protection="first_formed"`` keeps safe
-    wherever it travels (RULES #12, 2.8.10).
+    wherever it travels (RULES #12, 2.8.10). In a seat's view of a set (games.engine.view)
+    a tucked card that seat has not seen reads ``HIDDEN``.
     """
 
     kind: int
@@ -44,6 +45,8 @@ class AssetSet(NamedTuple):
     knowers: int
     first: bool
 
+
+HIDDEN = -1  # a card place whose card the viewing seat has not seen (never in a State)
 
 _tnew = tuple.__new__  # builds a NamedTuple without its slow Python-level __new__
 

@@ -11,7 +11,7 @@ from time import perf_counter
 import pytest
 from hypothesis import given, settings
 
-from bots.strategies import SearchStrategy, SeatView, strategy
+from bots.strategies import SearchStrategy, SeatView, decide, strategy
 from bots.strategies.arena import Maker, budget, deals_played, duplicate, play
 from bots.strategies.search import value
 from games.engine import RuleSet, apply, legal_actions, new_game
@@ -30,7 +30,7 @@ def test_it_plays_any_rule_set_to_the_end_with_legal_actions(game: Game) -> None
         if state.over:
             break
         player = search if state.to_act == 0 else others
-        action = player.choose(SeatView(state, state.to_act), rng)
+        action = decide(player, state, state.to_act, rng)
         assert action in legal_actions(state)
         state = apply(state, action)[0]
     assert state.over
@@ -38,7 +38,7 @@ def test_it_plays_any_rule_set_to_the_end_with_legal_actions(game: Game) -> None
 
 def test_a_seed_and_an_iteration_budget_decide_the_choice() -> None:
     state = new_game(RuleSet.preset("2021", seats=4), seed=11)
-    view = SeatView(state, state.to_act)
+    view = SeatView(state, state.to_act, worlds=True)
     picks = {SearchStrategy(iterations=12, ms=None).choose(view, Random(5)) for _ in range(3)}
     assert len(picks) == 1
 
@@ -47,10 +47,17 @@ def test_a_time_budget_bounds_a_decision() -> None:
     """The default is capped at half the ladder's 1,000 ms; a 20 ms budget stops near 20 ms."""
     assert (SearchStrategy().iterations, SearchStrategy().ms) == (200, 500.0)
     state = new_game(RuleSet.preset("2021", seats=4), seed=11)
-    view = SeatView(state, state.to_act)
+    view = SeatView(state, state.to_act, worlds=True)
     start = perf_counter()
     SearchStrategy(ms=20).choose(view, Random(1))
     assert perf_counter() - start < 0.5
+
+
+def test_a_view_without_its_worlds_is_refused() -> None:
+    """The search player samples worlds from its view, never from the state."""
+    state = new_game(RuleSet.preset("2021", seats=4), seed=11)
+    with pytest.raises(ValueError, match="worlds"):
+        SearchStrategy(iterations=4, ms=None).choose(SeatView(state, state.to_act), Random(1))
 
 
 def test_a_forced_move_is_played_without_search() -> None:
@@ -60,9 +67,7 @@ def test_a_forced_move_is_played_without_search() -> None:
     while len(legal_actions(state)) != 1:
         state = apply(state, legal_actions(state)[-1])[0]
     before = rng.getstate()
-    choice = SearchStrategy(iterations=1_000_000, ms=None).choose(
-        SeatView(state, state.to_act), rng
-    )
+    choice = decide(SearchStrategy(iterations=1_000_000, ms=None), state, state.to_act, rng)
     assert choice == legal_actions(state)[0]
     assert rng.getstate() == before
 

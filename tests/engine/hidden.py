@@ -1,4 +1,5 @@
-"""Re-dealing what a seat cannot see: the leak tests' tool (tests/engine/test_observe_leaks.py,
+"""Re-dealing what a seat cannot see, and what a seat's view holds: the leak tests' tools
+(tests/engine/test_observe_leaks.py, tests/engine/test_view.py,
 tests/bots/test_never_peek.py). A plain module, not a test module: importing a test module
 from another would build its hypothesis tests before the profile in tests/conftest.py."""
 
@@ -7,8 +8,8 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
-from games.engine import State, state_from_json, state_to_json
-from games.engine.cards import PENNY_JAR, SILVER
+from games.engine import SeatView, State, state_from_json, state_to_json
+from games.engine.cards import KINDS, PENNY_JAR, SILVER
 from games.engine.state import DRAFTED
 from tests.engine.strategies import rule_sets
 
@@ -70,3 +71,29 @@ def redeal_hidden(state: State, seat: int | None, rng: Random) -> State:
 
 def _fits(card: int, kind: int) -> bool:
     return card == kind or SILVER <= card <= PENNY_JAR
+
+
+def knowledge(view: SeatView) -> tuple[Any, ...]:
+    """Everything a SeatView tells its strategy, as one comparable value."""
+    seats = range(view.seats)
+    return (
+        view.seat,
+        view.kind,
+        view.to_act,
+        view.legal(),
+        view.hand,
+        [view.holds(card) for card in range(KINDS)],
+        [view.hand_size(seat) for seat in seats],
+        view.deck_left,
+        view.discard_top,
+        view.discard_pile,
+        view.removed,
+        [view.stack(seat) for seat in seats],
+        [[view.protected(seat, i) for i in range(view.stack_size(seat))] for seat in seats],
+        view.pile_tops(),
+        view.challenge,
+        view.contested_value(),
+        view.tallies,
+        view.values,
+        view.unseen(),
+    )
