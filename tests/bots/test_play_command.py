@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import socket
 import subprocess
@@ -243,3 +244,54 @@ def test_the_command_line_exits_non_zero_with_the_message() -> None:
     )
     assert done.returncode != 0
     assert "play needs 2 to 6 bots" in done.stderr
+
+
+# --- the time bank (bots.timecontrol, issue 32) ------------------------------------------
+
+
+def test_a_quick_bot_keeps_its_whole_bank_through_a_local_game(
+    bot: Callable[[Decide], str],
+) -> None:
+    """``manage.py play``: answers well within the limit never touch the bank."""
+    banks: list[int] = []
+
+    def decide(decision: dict[str, Any]) -> Any:
+        banks.append(decision["time_bank_ms"])
+        return first_pair(decision)
+
+    url = bot(decide)
+    output = play(
+        "--bot", url, "--bot", "builtin:greedy", "--seed", "5", "--secret", SECRET,
+        "--decision-ms", "2000", "--time-bank-ms", "3000", "--verbosity", "2",
+    )  # fmt: skip
+    assert len(banks) > 10
+    assert set(banks) == {3000}
+    assert "bank 3,000 ms left" in output
+
+
+def test_a_slow_answer_in_a_local_game_pays_its_overtime_not_its_whole_time(
+    bot: Callable[[Decide], str],
+) -> None:
+    """The first three answers take 300 ms against a 250 ms limit: each takes about 50 ms
+    from the bank (the platform's own overhead on a busy machine adds a little), never
+    the 300 ms the whole answer took; the quick answers after them take nothing."""
+    banks: list[int] = []
+    lock = threading.Lock()
+    pause = threading.Event()
+
+    def decide(decision: dict[str, Any]) -> Any:
+        with lock:
+            banks.append(decision["time_bank_ms"])
+            slow = len(banks) <= 3
+        if slow:
+            pause.wait(0.3)
+        return first_pair(decision)
+
+    url = bot(decide)
+    play(
+        "--bot", url, "--bot", "builtin:greedy", "--seed", "5", "--secret", SECRET,
+        "--decision-ms", "250", "--time-bank-ms", "3000",
+    )  # fmt: skip
+    paid = [earlier - later for earlier, later in itertools.pairwise(banks[:4])]
+    assert all(45 <= cost < 250 for cost in paid), paid
+    assert len(set(banks[3:])) == 1

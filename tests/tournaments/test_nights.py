@@ -4,6 +4,7 @@ who came, one recorded game a table, seated by the optimiser over the season so 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from itertools import combinations
 
 import pytest
@@ -14,7 +15,7 @@ from tests.factories import UserFactory
 from tests.tournaments.conftest import Club
 from tests.tournaments.test_recording import refused
 from tournaments import nights, recording, roster, tables
-from tournaments.models import ChangeLog, CheckIn, GameEntry, Member, NightRound
+from tournaments.models import ChangeLog, CheckIn, Competitor, GameEntry, Member, NightRound
 
 
 def roster_of(club: Club, olga: User, n: int) -> list[Member]:
@@ -213,3 +214,73 @@ def test_the_sizes_around_a_preferred_table_stay_within_two_to_six() -> None:
     assert nights.sizes_around(4) == nights.DEFAULT_SIZES == (3, 4, 5)
     assert nights.sizes_around(6) == (5, 6)
     assert nights.sizes_around(2) == (2, 3)
+
+
+def _pairs(round_: NightRound) -> set[tuple[int, int]]:
+    """Who shared a table in a night's round, as pairs of competitor ids."""
+    tables_ = tables.night_rounds(round_.night)[round_.number - 1].tables
+    return {
+        pair for t in tables_ for pair in combinations(sorted(p.competitor for p in t.players), 2)
+    }
+
+
+def _splits(players: list[int]) -> Iterator[list[tuple[int, ...]]]:
+    """Every way to seat ``players`` at tables of three (unordered)."""
+    if not players:
+        yield []
+        return
+    first, rest = players[0], players[1:]
+    for mates in combinations(rest, 2):
+        others = [p for p in rest if p not in mates]
+        for tables_ in _splits(others):
+            yield [(first, *mates), *tables_]
+
+
+def _fewest_consecutive(players: list[int], last: set[tuple[int, int]]) -> int:
+    """The fewest pairs of ``last`` any seating at tables of three can seat together."""
+    return min(
+        len({pair for t in split for pair in combinations(sorted(t), 2)} & last)
+        for split in _splits(players)
+    )
+
+
+def test_a_draw_counts_the_pairs_of_the_last_round_it_cannot_help_seating_again(
+    club: Club, olga: User
+) -> None:
+    """Six players at tables of three: from round 2 on, each table holds two who sat
+    together in the round before (three from two tables of three). The night page's
+    figure says so; it is never zero then (issue 32)."""
+    check_in(club, olga, 6)
+    players = sorted(c.pk for c in Competitor.objects.filter(checkins__night=club.night))
+    previous: set[tuple[int, int]] = set()
+    for number in range(1, 4):
+        round_ = nights.night_draw(
+            night=club.night, by=olga, table_sizes=[3], preferred_size=3, seed=number
+        )
+        pairs = _pairs(round_)
+        repeated = len(pairs & previous)
+        assert round_.quality["consecutive_repeats"] == repeated == (2 if previous else 0)
+        assert repeated == _fewest_consecutive(players, previous)
+        previous = pairs
+        finish(round_, olga)
+
+
+def test_a_draw_avoids_who_sat_together_last_round_whenever_a_seating_can(
+    club: Club, olga: User
+) -> None:
+    """Nine players at tables of three meet everyone in four rounds; from then on pairs
+    must meet again. Each draw seats together as few pairs of the round just played as
+    any seating can (none, here), and its figure says how many (issue 32)."""
+    check_in(club, olga, 9)
+    players = sorted(c.pk for c in Competitor.objects.filter(checkins__night=club.night))
+    previous: set[tuple[int, int]] = set()
+    for number in range(1, 7):
+        round_ = nights.night_draw(
+            night=club.night, by=olga, table_sizes=[3], preferred_size=3, seed=number
+        )
+        pairs = _pairs(round_)
+        repeated = len(pairs & previous)
+        assert round_.quality["consecutive_repeats"] == repeated, number
+        assert repeated == _fewest_consecutive(players, previous), number
+        previous = pairs
+        finish(round_, olga)

@@ -676,3 +676,56 @@ def test_an_entry_for_a_round_already_entered_elsewhere_is_refused_not_shifted(
     assert snapshot(club) == before
     recording.round_record(game=game, by=bob, dollars=[60_000, 40_000], number=2)
     assert ledger(game)[-1][0] == 2
+
+
+def test_an_entry_for_a_round_ahead_of_the_next_is_refused_and_writes_nothing(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    """An organiser removes round 2 while alice's phone still shows "Record round 3": her
+    entry is not saved as round 2 (issue 32)."""
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    for number in (1, 2):
+        recording.round_record(game=game, by=olga, dollars=[100_000, 50_000], number=number)
+    recording.round_correct(game=game, round_number=2, by=olga, dollars=None, reason="wrong")
+    before = snapshot(club)
+    ledger_before = ledger(game)
+
+    error = refused(
+        "stale_round", 409, recording.round_record,
+        game=game, by=alice, dollars=[60_000, 40_000], number=3,
+    )  # fmt: skip
+
+    assert error.details == {"next_round": 2}
+    assert snapshot(club) == before
+    assert ledger(game) == ledger_before
+    assert (
+        recording.round_record(
+            game=game, by=alice, dollars=[60_000, 40_000], number=2
+        ).record.round_number
+        == 2
+    )
+
+
+def test_a_dispute_on_an_earlier_round_freezes_the_next_entry(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    """Round 1 is disputed while round 2 waits for its confirmation: round 3 must wait for
+    round 1 to be settled, not only for the last round (issue 32)."""
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000]).record
+    second = recording.round_record(game=game, by=alice, dollars=[100_000, 0]).record
+    recording.round_vote(record=first, by=bob, verdict="dispute", reason="I had the Gold")
+    second.refresh_from_db()
+    assert second.status == ScoreRecord.Status.PENDING
+    before = snapshot(club)
+
+    refused("round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[0, 10_000])
+    refused(
+        "round_disputed", 409, recording.round_record,
+        game=game, by=alice, dollars=[0, 10_000], number=3,
+    )  # fmt: skip
+
+    assert snapshot(club) == before
+    recording.round_vote(record=first, by=olga, verdict="confirm")
+    entry = recording.round_record(game=game, by=alice, dollars=[0, 10_000])
+    assert entry.record.round_number == 3
