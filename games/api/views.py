@@ -148,9 +148,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
     @action(detail=True, methods=["get"])
     def observation(self, request: Request, pk: str) -> Response:
         """Your seat's view of a started game; a spectator's view if you have no seat."""
-        game = self.get_object()
-        if game.seed is None:
-            raise DomainError("game_not_started", "The game has not started yet.", status=409)
+        game = _dealt(self.get_object())
         return Response(selectors.observation(game, selectors.seat_number(game, request.user)))
 
     @extend_schema(responses={200: DecisionEnvelopeSerializer})
@@ -282,8 +280,28 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         return Response(selectors.replay_view(game, seat, step))
 
     def _ended(self, game: Game) -> Game:
+        _digital(game)
         if game.status not in (Game.Status.FINISHED, Game.Status.ABORTED) or game.seed is None:
             raise DomainError(
                 "replay_not_available", "A replay is available once the game has ended.", status=409
             )
         return game
+
+
+def _digital(game: Game) -> Game:
+    """The game, unless it is played with real cards (``recorded_game``): such a game has
+    no deal, so no observation and no replay; its rounds are on its score sheet."""
+    if game.mode == Game.Mode.RECORDED:
+        raise DomainError(
+            "recorded_game",
+            "This game is played with real cards: see its score sheet.",
+            status=409,
+        )
+    return game
+
+
+def _dealt(game: Game) -> Game:
+    """The game, once it is dealt here (``recorded_game``, ``game_not_started``)."""
+    if _digital(game).seed is None:
+        raise DomainError("game_not_started", "The game has not started yet.", status=409)
+    return game

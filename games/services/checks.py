@@ -21,7 +21,15 @@ def require_open(game: Game) -> None:
 
 
 def require_active(game: Game) -> None:
-    """Refuse unless the game is being played: ``game_not_started``, ``game_over``."""
+    """Refuse unless the game is being played here: ``recorded_game`` (it is played with
+    real cards: its rounds are entered on a score sheet), ``game_not_started``,
+    ``game_over``."""
+    if game.mode == Game.Mode.RECORDED:
+        raise DomainError(
+            "recorded_game",
+            "This game is played with real cards: its rounds are entered on its score sheet.",
+            status=409,
+        )
     if game.status == Game.Status.OPEN:
         raise DomainError("game_not_started", "The game has not started yet.", status=409)
     if game.status != Game.Status.ACTIVE:
