@@ -13,14 +13,12 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from rest_framework.test import APIClient
 
 from games import store
@@ -29,37 +27,13 @@ from games.models import Event, Game
 from tests.clients import authenticate
 from tests.conftest import _test_database_url
 from tests.games.conftest import engine_state, game_url, submit
+from tests.races import Outcome, race_threads
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
 
 ROOT = Path(__file__).resolve().parents[2]
 THREADS = 8
 PROCESSES = 4
-Outcome = tuple[int, dict[str, Any]]
-
-
-def race_threads(jobs: list[Callable[[], Outcome]]) -> list[Outcome]:
-    """Run every job on its own thread, released together; returns (status, body) of each."""
-    barrier = threading.Barrier(len(jobs))
-    outcomes: list[Outcome | BaseException | None] = [None] * len(jobs)
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            outcomes[index] = jobs[index]()
-        except BaseException as error:  # a 500 raises in the test client: keep it
-            outcomes[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(jobs))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    failures = [o for o in outcomes if not isinstance(o, tuple)]
-    assert not failures, failures
-    return [o for o in outcomes if isinstance(o, tuple)]
 
 
 def submission(

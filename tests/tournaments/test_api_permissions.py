@@ -262,7 +262,7 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             "enter a round",
             "post",
             f"/api/v1/recorded-games/{game}/rounds/",
-            {"dollars": [10_000, 0]},
+            {"dollars": [10_000, 0], "round": 2},
             {**at_the_table, "player": (201, None), "organiser": (201, None), "staff": (201, None)},
         ),
         (

@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from games.models import Game
 from tests.factories import UserFactory
+from tests.races import Outcome, race_threads
 from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
 from tournaments.models import ChangeLog, Result, ScoreRecord, ScoreVote
 
@@ -61,7 +62,7 @@ def test_a_table_records_a_game_round_by_round_through_the_api(
     assert (game.mode, game.seat_count) == (Game.Mode.RECORDED, 4)
 
     entered = api_as(alice).post(
-        rounds_url(game), {"dollars": [300_000, 100_000, 50_000, 0]}, format="json"
+        rounds_url(game), {"dollars": [300_000, 100_000, 50_000, 0], "round": 1}, format="json"
     )
     assert entered.status_code == 201, entered.json()
     body = entered.json()
@@ -76,7 +77,9 @@ def test_a_table_records_a_game_round_by_round_through_the_api(
         assert voted.status_code == 200, voted.json()
     assert voted.json()["status"] == "confirmed"
 
-    api_as(bob).post(rounds_url(game), {"dollars": [250_000, 100_000, 0, 0]}, format="json")
+    api_as(bob).post(
+        rounds_url(game), {"dollars": [250_000, 100_000, 0, 0], "round": 2}, format="json"
+    )
     for user in (alice, carol):
         api_as(user).post(rounds_url(game, "2/votes/"), {"verdict": "confirm"}, format="json")
     game.refresh_from_db()
@@ -112,7 +115,7 @@ def test_bad_dollars_get_a_json_error_with_a_stable_code_and_write_nothing(
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob", "Carol"])
     before = counts()
-    response = api_as(alice).post(rounds_url(game), {"dollars": dollars}, format="json")
+    response = api_as(alice).post(rounds_url(game), {"dollars": dollars, "round": 1}, format="json")
     body = expect(response, status, code)
     if status == 422:
         assert body["details"]
@@ -126,7 +129,7 @@ def test_more_penny_jars_than_the_deck_holds_get_a_json_error_naming_the_card(
     game = recorded_game(club, alice, ["Alice", "Bob", "Carol"], rules=jars)
     before = counts()
     dollars = [7_000, 7_000, 6_000]
-    response = api_as(alice).post(rounds_url(game), {"dollars": dollars}, format="json")
+    response = api_as(alice).post(rounds_url(game), {"dollars": dollars, "round": 1}, format="json")
     body = expect(response, 422, "not_enough_cards")
     assert body["details"] == {
         "seat": 1,
@@ -149,7 +152,9 @@ def test_unknown_fields_and_malformed_json_are_refused(
     game = recorded_game(club, alice, ["Alice", "Bob"])
     client = api_as(alice)
     before = counts()
-    extra = client.post(rounds_url(game), {"dollars": [10_000, 0], "seat": 3}, format="json")
+    extra = client.post(
+        rounds_url(game), {"dollars": [10_000, 0], "round": 1, "seat": 3}, format="json"
+    )
     assert expect(extra, 400, "invalid")["details"]["seat"][0]["code"] == "unknown_field"
     broken = client.post(rounds_url(game), "{not json", content_type="application/json")
     expect(broken, 400, "malformed_json")
@@ -159,7 +164,9 @@ def test_unknown_fields_and_malformed_json_are_refused(
 def test_a_round_after_the_game_ended_is_refused(club: Club, olga: User, api_as: Clients) -> None:
     game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
     before = counts()
-    response = api_as(olga).post(rounds_url(game), {"dollars": [10_000, 0]}, format="json")
+    response = api_as(olga).post(
+        rounds_url(game), {"dollars": [10_000, 0], "round": 2}, format="json"
+    )
     assert expect(response, 422, "game_already_ended")["details"] == {"ended_after": 1}
     assert counts() == before
 
@@ -168,9 +175,9 @@ def test_players_not_at_the_table_and_strangers_cannot_enter_or_vote(
     club: Club, alice: User, carol: User, api: APIClient, api_as: Clients
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
-    api_as(alice).post(rounds_url(game), {"dollars": [10_000, 0]}, format="json")
+    api_as(alice).post(rounds_url(game), {"dollars": [10_000, 0], "round": 1}, format="json")
     before = counts()
-    entry = {"dollars": [10_000, 0]}
+    entry = {"dollars": [10_000, 0], "round": 2}
     vote = {"verdict": "confirm"}
     expect(api_as(carol).post(rounds_url(game), entry, format="json"), 403, "not_seated")
     expect(api_as(carol).post(rounds_url(game, "1/votes/"), vote, format="json"), 403, "not_seated")
@@ -183,7 +190,7 @@ def test_double_votes_and_reasonless_disputes_are_refused(
     club: Club, alice: User, bob: User, api_as: Clients
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob", "Carol"])
-    api_as(alice).post(rounds_url(game), {"dollars": [10_000, 0, 0]}, format="json")
+    api_as(alice).post(rounds_url(game), {"dollars": [10_000, 0, 0], "round": 1}, format="json")
     votes = rounds_url(game, "1/votes/")
     before = counts()
     expect(api_as(alice).post(votes, {"verdict": "confirm"}, format="json"), 409, "already_voted")
@@ -216,12 +223,14 @@ def test_a_dispute_freezes_entry_until_the_organiser_corrects_through_the_api(
     club: Club, olga: User, alice: User, bob: User, api_as: Clients
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=club_classic())
-    api_as(alice).post(rounds_url(game), {"dollars": [300_000, 100_000]}, format="json")
+    api_as(alice).post(rounds_url(game), {"dollars": [300_000, 100_000], "round": 1}, format="json")
     api_as(bob).post(
         rounds_url(game, "1/votes/"), {"verdict": "dispute", "reason": "I had more"}, format="json"
     )
     before = counts()
-    frozen = api_as(alice).post(rounds_url(game), {"dollars": [10_000, 0]}, format="json")
+    frozen = api_as(alice).post(
+        rounds_url(game), {"dollars": [10_000, 0], "round": 2}, format="json"
+    )
     expect(frozen, 409, "round_disputed")
     assert counts() == before
 
@@ -247,7 +256,9 @@ def test_a_dispute_freezes_entry_until_the_organiser_corrects_through_the_api(
     sheet = api_as(bob).get(rounds_url(game)).json()
     assert [(r["kind"], r["superseded"]) for r in sheet] == [("enter", True), ("correct", False)]
     assert sheet[0]["dollars"] == [300_000, 100_000]  # the original is kept as entered
-    again = api_as(alice).post(rounds_url(game), {"dollars": [10_000, 0]}, format="json")
+    again = api_as(alice).post(
+        rounds_url(game), {"dollars": [10_000, 0], "round": 2}, format="json"
+    )
     assert again.status_code == 201
 
 
@@ -261,14 +272,14 @@ def test_votes_after_a_round_was_removed_and_entered_again_reach_the_new_entry(
     club: Club, olga: User, alice: User, bob: User, api_as: Clients
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=club_classic())
-    api_as(alice).post(rounds_url(game), {"dollars": [300_000, 100_000]}, format="json")
+    api_as(alice).post(rounds_url(game), {"dollars": [300_000, 100_000], "round": 1}, format="json")
     removed = api_as(olga).post(
         rounds_url(game, "1/correction/"),
         {"dollars": None, "reason": "that was a practice game"},
         format="json",
     )
     assert removed.json()["kind"] == "void"
-    api_as(alice).post(rounds_url(game), {"dollars": [200_000, 100_000]}, format="json")
+    api_as(alice).post(rounds_url(game), {"dollars": [200_000, 100_000], "round": 1}, format="json")
     vote = api_as(bob).post(rounds_url(game, "1/votes/"), {"verdict": "confirm"}, format="json")
     assert vote.status_code == 200, vote.json()
     assert (vote.json()["kind"], vote.json()["dollars"]) == ("enter", [200_000, 100_000])
@@ -297,7 +308,7 @@ def test_an_entry_retried_with_its_idempotency_key_is_applied_once(
 ) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=club_classic())
     client = api_as(alice)
-    entry = {"dollars": [100_000, 50_000]}
+    entry = {"dollars": [100_000, 50_000], "round": 1}
     first = client.post(rounds_url(game), entry, format="json", HTTP_IDEMPOTENCY_KEY="sheet-7")
     assert (first.status_code, first.json()["replayed"]) == (201, False)
     before = counts()
@@ -310,7 +321,9 @@ def test_an_entry_retried_with_its_idempotency_key_is_applied_once(
     )
     expect(stolen, 409, "idempotency_key_reused")
     assert counts() == before
-    fresh = client.post(rounds_url(game), entry, format="json", HTTP_IDEMPOTENCY_KEY="sheet-8")
+    fresh = client.post(
+        rounds_url(game), {**entry, "round": 2}, format="json", HTTP_IDEMPOTENCY_KEY="sheet-8"
+    )
     assert fresh.json()["round_number"] == 2
     assert (fresh.status_code, fresh.json()["replayed"]) == (201, False)
 
@@ -323,7 +336,7 @@ def test_an_entry_refuses_an_idempotency_key_longer_than_100_characters_as_actio
 
     response = api_as(alice).post(
         rounds_url(game),
-        {"dollars": [100_000, 50_000]},
+        {"dollars": [100_000, 50_000], "round": 1},
         format="json",
         HTTP_IDEMPOTENCY_KEY="k" * 101,
     )
@@ -527,3 +540,46 @@ def test_a_guest_linked_later_keeps_the_results_in_the_exports(
     assert {c["name"]: c["username"] for c in competitors}["Dora"] == "dora"
     standings = api.get(f"/api/v1/competitions/{club.competition.pk}/standings/").json()
     assert (standings[0]["name"], standings[0]["wins"]) == ("Dora", 1)
+
+
+# --- two phones, one round ----------------------------------------------------------------------
+
+
+def test_an_entry_must_say_which_round_it_is_for(club: Club, alice: User, api_as: Clients) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=club_classic())
+    before = counts()
+    response = api_as(alice).post(rounds_url(game), {"dollars": [100_000, 50_000]}, format="json")
+    assert expect(response, 400, "invalid")["details"]["round"][0]["code"] == "required"
+    assert counts() == before
+
+
+@pytest.mark.usefixtures("transactional_db")
+def test_two_phones_entering_the_same_round_at_once_store_it_once(
+    club: Club, alice: User, bob: User, api_as: Clients
+) -> None:
+    """Issue 26: without ``round``, both entries were stored, as rounds 1 and 2. Each phone
+    says the round it shows; on two real connections released together, one entry wins
+    and the other is refused with 409 stale_round, whatever the idempotency keys."""
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=club_classic())
+    phones = {"alice": api_as(alice), "bob": api_as(bob)}
+    dollars = {"alice": [100_000, 50_000], "bob": [150_000, 50_000]}
+
+    def enter(who: str, number: int) -> Callable[[], Outcome]:
+        def job() -> Outcome:
+            response = phones[who].post(
+                rounds_url(game),
+                {"dollars": dollars[who], "round": number},
+                format="json",
+                HTTP_IDEMPOTENCY_KEY=f"{who}-phone-r{number}",
+            )
+            return response.status_code, response.json()
+
+        return job
+
+    for number in (1, 2, 3):  # the loser's phone then shows the next round
+        outcomes = race_threads([enter("alice", number), enter("bob", number)])
+        assert sorted(status for status, _ in outcomes) == [201, 409], outcomes
+        loser = next(body for status, body in outcomes if status == 409)
+        assert (loser["code"], loser["details"]) == ("stale_round", {"next_round": number + 1})
+        numbers = ScoreRecord.objects.filter(game=game).values_list("round_number", flat=True)
+        assert sorted(numbers) == list(range(1, number + 1))

@@ -117,10 +117,10 @@ class RoundInputSerializer(StrictInputSerializer):
     round = serializers.IntegerField(
         min_value=1,
         max_value=1000,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The round meant (optional): refused with stale_round if it is not the next",
+        help_text=(
+            "The round this entry is for: the next round, or it is refused with stale_round "
+            "(two phones entering one round store it once)"
+        ),
     )
 
 
