@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -24,7 +25,7 @@ from games.models import Game
 from tests.games.conftest import game_url, play_to_end
 
 QUICK_2 = RuleSet.preset("2021", seats=2, ending="quick")
-BODIES = (
+BODIES: tuple[dict[str, Any], ...] = (
     {},
     {"version": 0, "action": {"type": "discard", "card": "jewels"}, "seat": 0, "step": 1},
     {"surprise": True},
@@ -35,9 +36,10 @@ def routes() -> Iterator[tuple[str, str]]:
     """(method, endpoint) for every detail route of the games API; "" is the game itself."""
     yield "get", ""
     for action in GameViewSet.get_extra_actions():
-        if action.detail:
-            for method in action.mapping:
-                yield method, action.url_path
+        extra: Any = action  # DRF's @action sets these on the function
+        if extra.detail:
+            for method in extra.mapping:
+                yield method, extra.url_path
 
 
 ROUTES = sorted(set(routes()))
@@ -89,7 +91,7 @@ def test_no_game_endpoint_answers_500_for_any_kind_of_game(
             for body in BODIES:
                 url = game_url(game, endpoint)
                 if method == "get":
-                    query = {"timeout": 0} if endpoint == "wait" else {}
+                    query = {"timeout": "0"} if endpoint == "wait" else {}
                     response = client.get(url, {**query, **_as_query(body)})
                 else:
                     response = client.post(url, body, format="json")
@@ -99,7 +101,7 @@ def test_no_game_endpoint_answers_500_for_any_kind_of_game(
                     assert response.json()["code"], where
 
 
-def _as_query(body: dict[str, object]) -> dict[str, str]:
+def _as_query(body: dict[str, Any]) -> dict[str, str]:
     return {k: str(v) for k, v in body.items() if not isinstance(v, dict)}
 
 
