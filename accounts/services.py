@@ -11,9 +11,11 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import lockout
 from accounts.keys import key_hash, key_new, key_prefix
 from accounts.models import ApiToken, User
 from cya_site.errors import DomainError
@@ -61,30 +63,36 @@ def user_register(*, username: str, password: str, email: str = "") -> User:
     return user
 
 
-def user_authenticate(*, username: str, password: str) -> User:
+def user_authenticate(*, username: str, password: str, request: HttpRequest) -> User:
     """The user with this username (any case) and password: the API's login and the
     sign-in page both check credentials here.
 
-    Raises DomainError ``invalid_credentials`` for a wrong name or password or an
-    inactive user.
+    ``request`` is the sign-in's own: the lockout (accounts.lockout) counts failures by
+    account and by its client address. Raises DomainError ``locked_out`` (429) while the
+    account or the address is locked out, whatever the password, and
+    ``invalid_credentials`` for a wrong name or password or an inactive user.
     """
     canonical = (
         User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
     )
-    user = authenticate(username=canonical or username, password=password)
+    user = authenticate(request, username=canonical or username, password=password)
+    if lockout.is_locked_out(request):
+        raise lockout.locked_out_error()
     if not isinstance(user, User):
         raise DomainError("invalid_credentials", _("Wrong username or password."))
     return user
 
 
-@transaction.atomic
-def user_login(*, username: str, password: str, token_name: str) -> tuple[User, ApiToken, str]:
+def user_login(
+    *, username: str, password: str, token_name: str, request: HttpRequest
+) -> tuple[User, ApiToken, str]:
     """Check a username (any case) and password, and issue a new token for the user.
 
-    Returns the user, the token and its raw key, which is never stored. Raises
-    DomainError ``invalid_credentials`` as ``user_authenticate`` does.
+    Returns the user, the token and its raw key, which is never stored. Raises DomainError
+    ``locked_out`` and ``invalid_credentials`` as ``user_authenticate`` does. Not one
+    transaction: a failed sign-in's record (the lockout's count) must outlive the refusal.
     """
-    user = user_authenticate(username=username, password=password)
+    user = user_authenticate(username=username, password=password, request=request)
     token, key = token_create(user=user, name=token_name)
     return user, token, key
 

@@ -143,7 +143,11 @@ def _from_coded_exception(exc: Exception) -> ApiError | None:
     field_name = getattr(exc, "field", None)
     if isinstance(field_name, str):
         details.setdefault("field", field_name)
-    return ApiError(http_status, code, message if isinstance(message, str) else str(exc), details)
+    headers = {}
+    if http_status == 429 and isinstance(details.get("wait_seconds"), int):
+        headers["Retry-After"] = str(details["wait_seconds"])  # as a throttled request's
+    text = message if isinstance(message, str) else str(exc)
+    return ApiError(http_status, code, text, details, headers)
 
 
 def _validation_details(exc: exceptions.ValidationError) -> dict[str, Any]:
@@ -172,7 +176,7 @@ def render_error(exc: Exception) -> HttpResponse:
     error = _api_error(exc)
     if error is None:
         raise exc
-    return _json(error)
+    return error_json(error)
 
 
 # --- Django-level views: errors raised outside DRF views ------------------------------
@@ -182,7 +186,8 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
-def _json(error: ApiError) -> JsonResponse:
+def error_json(error: ApiError) -> JsonResponse:
+    """``error`` in the one shape, as a plain Django response (outside DRF views)."""
     return JsonResponse(error.body(), status=error.status, headers=error.headers)
 
 
@@ -198,7 +203,7 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
         else:
             if resolved.func is not api_not_found:
                 details["hint"] = f"Did you mean {request.path}/ (with a trailing slash)?"
-    return _json(ApiError(404, "not_found", "No API endpoint at this path.", details))
+    return error_json(ApiError(404, "not_found", "No API endpoint at this path.", details))
 
 
 def _page(
@@ -219,7 +224,7 @@ def _page(
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """handler404: JSON under /api/, the HTML page elsewhere."""
     if _is_api(request):
-        return _json(ApiError(404, "not_found", "Not found."))
+        return error_json(ApiError(404, "not_found", "Not found."))
     return _page(defaults.ERROR_404_TEMPLATE_NAME, 404, request)
 
 
@@ -227,15 +232,15 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     """handler400: JSON under /api/, the HTML page elsewhere."""
     if _is_api(request):
         if isinstance(exception, RequestDataTooBig):
-            return _json(_payload_too_large())
-        return _json(ApiError(400, "bad_request", "The request could not be understood."))
+            return error_json(_payload_too_large())
+        return error_json(ApiError(400, "bad_request", "The request could not be understood."))
     return _page(defaults.ERROR_400_TEMPLATE_NAME, 400)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """handler403: JSON under /api/, the HTML page elsewhere (with the refusal's reason)."""
     if _is_api(request):
-        return _json(ApiError(403, "permission_denied", "Permission denied."))
+        return error_json(ApiError(403, "permission_denied", "Permission denied."))
     reason = str(exception) if exception is not None else ""
     return _page(defaults.ERROR_403_TEMPLATE_NAME, 403, request, {"exception": reason})
 
@@ -254,8 +259,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
         if _is_api(request):
             message = "The service cannot reach its database; try again shortly."
-            return _json(ApiError(503, "service_unavailable", message, {}, headers))
+            return error_json(ApiError(503, "service_unavailable", message, {}, headers))
         return _page("503.html", 503, headers=headers)
     if _is_api(request):
-        return _json(ApiError(500, "server_error", "Internal server error."))
+        return error_json(ApiError(500, "server_error", "Internal server error."))
     return _page(defaults.ERROR_500_TEMPLATE_NAME, 500)

@@ -84,6 +84,12 @@ class RequestRateThrottle(BaseThrottle):
         return self._wait
 
 
+def client_address(request: HttpRequest) -> str:
+    """The client's address as every limit sees it: the peer, or with ``NUM_PROXIES``
+    trusted proxies in front, the address they forwarded (DRF's ``get_ident``)."""
+    return BaseThrottle().get_ident(cast(Request, request))
+
+
 def page_rate_spent(request: HttpRequest, scope: str) -> float | None:
     """Count a page's attempt (a sign-in, say) against the API's ``scope`` rate for the
     client's address, on the same counters as the API: None while allowed, else the
@@ -94,7 +100,7 @@ def page_rate_spent(request: HttpRequest, scope: str) -> float | None:
     allowed, seconds = parse_rate(str(rate))
     now = time.time()
     window = int(now // seconds)
-    client = f"ip:{BaseThrottle().get_ident(cast(Request, request))}"
+    client = f"ip:{client_address(request)}"
     (count,) = _count([(f"throttle:{scope}:{client}:{window}", seconds)])
     return (window + 1) * seconds - now if count > allowed else None
 

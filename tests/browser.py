@@ -3,7 +3,8 @@
 ``browser`` is a Chromium for one test; ``open_page`` makes pages in fresh browser
 contexts (one per person at the table), at phone size unless asked otherwise, against
 pytest-django's live server. A failed test leaves a screenshot of every page it opened
-under ``var/screenshots/``.
+under ``var/screenshots/``, and anything the Content-Security-Policy blocked on any page
+fails it.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def open_page(
     cookies; the browser's language is ``locale``)."""
     pages: list[Page] = []
     base = str(live_server)
+    # Every page of every browser test is held to the Content-Security-Policy
+    # (cya_site.settings.security): anything it blocks (an inline script or style, eval)
+    # is logged by Chromium, and fails the test.
+    blocked: list[str] = []
 
     def open_(path: str = "/", size: ViewportSize | None = None, locale: str = "en-US") -> Page:
         context = browser.new_context(
@@ -86,6 +91,14 @@ def open_page(
         )
         context.set_default_timeout(10_000)
         page = context.new_page()
+        page.on(
+            "console",
+            lambda message: (
+                blocked.append(f"{page.url}: {message.text}")
+                if "Content Security Policy" in message.text
+                else None
+            ),
+        )
         pages.append(page)
         if path:
             page.goto(path)
@@ -105,3 +118,4 @@ def open_page(
             print(f"screenshot: {path}")
     for page in pages:
         page.context.close()
+    assert not blocked, "the Content-Security-Policy blocked:\n" + "\n".join(blocked)

@@ -66,7 +66,7 @@ class AuthViewSet(ApiViewSet[User]):
         """Check username and password; issue a new token (shown once) and a session."""
         data = LoginInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token, key = services.user_login(**data.validated_data)
+        user, token, key = services.user_login(**data.validated_data, request=request._request)
         # The session lets the browsable API and the admin work after an API login.
         login(request._request, user)
         body = LoginSerializer({"user": user, "token": token}, context={"keys": {token.pk: key}})

@@ -2,7 +2,8 @@
 
 Credentials, registration and the kept language go through accounts.services, exactly as
 the API's login and register endpoints do. Attempts are counted against the API's
-``auth`` rate (THROTTLE_AUTH) per client address.
+``auth`` rate (THROTTLE_AUTH) per client address, and failed sign-ins against the one
+lockout of every way in (accounts.lockout).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts import services
+from accounts import lockout, services
 from accounts.models import User
 from accounts.web.forms import RegisterForm, SignInForm
 from cya_site.errors import DomainError
@@ -50,18 +51,22 @@ def _throttled(request: HttpRequest, form: SignInForm | RegisterForm) -> bool:
 def sign_in(request: HttpRequest) -> HttpResponse:
     """The sign-in page; a success goes back where the player came from."""
     form = SignInForm(request.POST or None)
+    refusal: DomainError | None = None
     if request.method == "POST" and form.is_valid() and not _throttled(request, form):
         try:
-            user = services.user_authenticate(**form.cleaned_data)
+            user = services.user_authenticate(**form.cleaned_data, request=request)
         except DomainError as error:
             form.add_error(None, error.message)
+            refusal = error
         else:
             login(request, user)
             return _language_response(redirect(_next(request)), user)
-    status = 400 if form.errors else 200
-    return render(
-        request, "accounts/sign_in.html", {"form": form, "next": _next(request, "")}, status=status
-    )
+    context = {"form": form, "next": _next(request, "")}
+    if refusal is not None and refusal.http_status == lockout.LOCKED_OUT:  # beside the form
+        response = render(request, "accounts/sign_in.html", context, status=lockout.LOCKED_OUT)
+        response["Retry-After"] = str(refusal.details["wait_seconds"])
+        return response
+    return render(request, "accounts/sign_in.html", context, status=400 if form.errors else 200)
 
 
 def register(request: HttpRequest) -> HttpResponse:

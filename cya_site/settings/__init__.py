@@ -11,6 +11,7 @@ lists every variable.
 from cya_site.settings.core import *  # noqa: F403
 from cya_site.settings.database import *  # noqa: F403
 from cya_site.settings.web import *  # noqa: F403
+from cya_site.settings.security import *  # noqa: F403
 from cya_site.settings.workers import *  # noqa: F403
 from cya_site.settings.logs import *  # noqa: F403
 from cya_site.settings.api import *  # noqa: F403

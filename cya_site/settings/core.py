@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",  # the lockout after failed sign-ins (cya_site.settings.security)
     "rest_framework",
     "django_filters",
     "drf_spectacular",
@@ -51,6 +52,9 @@ MIDDLEWARE = [
     # line and latency sample time all of it (cya_site.tracing).
     "cya_site.tracing.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The response headers of cya_site.settings.security.
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     # Static files in production (compressed, cached forever under hashed names); under
     # `make run` Django's development server serves them before this is reached.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -63,6 +67,8 @@ MIDDLEWARE = [
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it turns a sign-in its backend locked out into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "cya_site.urls"

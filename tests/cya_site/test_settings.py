@@ -230,6 +230,55 @@ def test_webhooks_reach_no_private_network_unless_the_environment_allows_one(
         _load_settings()
 
 
+def test_production_is_secure_by_default(bare_env: pytest.MonkeyPatch) -> None:
+    """DEBUG off: cookies only over HTTPS, a year of HSTS with subdomains (issue 26)."""
+    bare_env.setenv("DEBUG", "false")
+    bare_env.setenv("SECRET_KEY", "s3cret")
+
+    loaded = _load_settings()
+
+    assert loaded["SESSION_COOKIE_SECURE"] is loaded["CSRF_COOKIE_SECURE"] is True
+    assert loaded["SECURE_HSTS_SECONDS"] == 31_536_000
+    assert loaded["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert loaded["SECURE_HSTS_PRELOAD"] is False
+    assert loaded["SECURE_SSL_REDIRECT"] is False  # behind a proxy only with its header
+    assert loaded["SECURE_PROXY_SSL_HEADER"] is None
+
+
+def test_development_keeps_cookies_working_over_plain_http(bare_env: pytest.MonkeyPatch) -> None:
+    loaded = _load_settings()
+
+    assert loaded["SESSION_COOKIE_SECURE"] is False
+    assert loaded["SECURE_HSTS_SECONDS"] == 0
+
+
+def test_https_behind_a_proxy_is_set_by_the_environment(bare_env: pytest.MonkeyPatch) -> None:
+    bare_env.setenv("PROXY_SSL_HEADER", "X-Forwarded-Proto")
+    bare_env.setenv("SSL_REDIRECT", "true")
+    bare_env.setenv("HSTS_SECONDS", "600")
+
+    loaded = _load_settings()
+
+    assert loaded["SECURE_PROXY_SSL_HEADER"] == ("HTTP_X_FORWARDED_PROTO", "https")
+    assert loaded["SECURE_SSL_REDIRECT"] is True
+    assert loaded["SECURE_HSTS_SECONDS"] == 600
+
+    bare_env.setenv("PROXY_SSL_HEADER", "X-Forwarded-Proto: https")
+    with pytest.raises(ImproperlyConfigured, match="PROXY_SSL_HEADER"):
+        _load_settings()
+
+
+def test_the_sign_in_lockout_comes_from_the_environment(bare_env: pytest.MonkeyPatch) -> None:
+    bare_env.setenv("LOGIN_FAILURE_LIMIT", "8")
+    bare_env.setenv("LOGIN_LOCKOUT_MINUTES", "30")
+
+    loaded = _load_settings()
+
+    assert loaded["AXES_FAILURE_LIMIT"] == 8
+    assert loaded["AXES_COOLOFF_TIME"].total_seconds() == 30 * 60
+    assert loaded["AXES_LOCKOUT_PARAMETERS"] == ["username", "ip_address"]
+
+
 def test_env_example_lists_every_variable_settings_reads() -> None:
     modules = sorted(SETTINGS_DIR.glob("*.py"))
     assert SETTINGS_DIR / "core.py" in modules

@@ -8,8 +8,9 @@ document.addEventListener("click", function (event) {
 });
 
 // Polling regions (data-poll) wait while someone is typing in them: a refresh must never
-// swallow a half-written dispute reason or correction. htmx calls this from hx-trigger.
-window.cyaQuiet = function (region) {
+// swallow a half-written dispute reason or correction. A poll that would is cancelled
+// here (htmx's trigger filters evaluate code, which the Content-Security-Policy forbids).
+function cyaQuiet(region) {
   var active = document.activeElement;
   if (active && region.contains(active) && active.matches("input, textarea, select")) {
     return false;
@@ -21,7 +22,14 @@ window.cyaQuiet = function (region) {
     }
   }
   return !region.querySelector("details[open]");
-};
+}
+
+document.addEventListener("htmx:confirm", function (event) {
+  var region = event.detail.elt;  // a poll is the one request no event triggered
+  if (region.matches("[data-poll]") && !event.detail.triggeringEvent && !cyaQuiet(region)) {
+    event.preventDefault();
+  }
+});
 
 // [data-copy="#field"] copies that field's text (a token shown once) and says so on the
 // button ([data-copied]); without JavaScript the field is still there to select and copy.
