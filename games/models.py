@@ -77,6 +77,10 @@ class Game(models.Model):
     fork_redeal = models.BooleanField(
         default=False, help_text="Cards no seat had seen were dealt again from the seed"
     )
+    # A rematch: the same rules and seats as an ended game, a new deal (services.game_rematch).
+    rematch_of = models.OneToOneField(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch"
+    )
 
     class Meta:
         ordering = ("-created_at", "-id")

@@ -26,6 +26,7 @@ from games.services.tables import (
     game_fork,
     game_join,
     game_leave,
+    game_rematch,
     game_start,
     games_in_competition,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "game_fork",
     "game_join",
     "game_leave",
+    "game_rematch",
     "game_resign",
     "game_start",
     "games_in_competition",

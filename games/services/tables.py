@@ -40,6 +40,7 @@ def game_create(
     bots: Sequence[seating.BotChoice] = (),
     auto_start: bool = False,
     origin: ForkOrigin | None = None,
+    rematch_of: Game | None = None,
 ) -> Game:
     """Open a table with the rule set's seats; the creator takes ``seat`` (0) unless told not to.
 
@@ -59,6 +60,7 @@ def game_create(
         forked_from=None if origin is None else origin.parent,
         fork_step=None if origin is None else origin.step,
         fork_redeal=origin is not None and origin.redeal,
+        rematch_of=rematch_of,
     )
     store.game_open(game, [None] * rules.seats)
     if take_seat:
@@ -207,6 +209,43 @@ def game_fork(
         bots=bots,
         origin=ForkOrigin(parent, step, redeal),
     )
+
+
+@transaction.atomic
+def game_rematch(*, game: Game, by: User, bots: Sequence[seating.BotChoice] = ()) -> Game:
+    """A rematch of an ended game: the same rules, clock and seats, a new deal.
+
+    The first player to ask opens it (``bots`` in the seats they had: the bots app knows
+    which), taking the seat they had; it starts by itself once its people's seats are
+    taken, so against bots at once. Each player who asks after that takes their old seat
+    in the same rematch (one per game). Raises ``game_not_ended`` (409) for a game still
+    in play and ``not_seated`` (403) for someone who had no seat at it; ``seat_taken``
+    when another took their old seat meanwhile.
+    """
+    game = checks.locked(game.pk)  # one rematch per game: asks wait for each other
+    if game.status not in (Game.Status.FINISHED, Game.Status.ABORTED):
+        raise DomainError(
+            "game_not_ended", "A rematch can be asked for once the game has ended.", status=409
+        )
+    seat = Seat.objects.filter(game=game, user=by).values_list("number", flat=True).first()
+    if seat is None:
+        raise DomainError("not_seated", "You had no seat at this table.", status=403)
+    rematch = Game.objects.filter(rematch_of=game).first()
+    if rematch is None:
+        return game_create(
+            by=by,
+            rules=store.rules_of(game),
+            seat=seat,
+            decision_seconds=game.decision_seconds,
+            time_bank_seconds=game.time_bank_seconds,
+            bots=bots,
+            auto_start=True,
+            rematch_of=game,
+        )
+    if not Seat.objects.filter(game=rematch, user=by).exists():
+        game_join(game=rematch, user=by, seat=seat)
+        rematch.refresh_from_db()
+    return rematch
 
 
 def fork_source(*, game: Game, step: int) -> Game:
