@@ -13,6 +13,11 @@ class User(AbstractUser):
     is_bot = models.BooleanField(
         default=False, help_text="A bot account: plays through the API with tokens only."
     )
+    is_guest = models.BooleanField(
+        default=False,
+        help_text="A guest: plays from one browser's session, no password; registering "
+        "turns the guest into a full account, keeping its games.",
+    )
     language = models.CharField(
         max_length=8,
         blank=True,

@@ -3,6 +3,7 @@
 Errors are DomainError with the stable codes of docs/errors.md.
 """
 
+import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -34,21 +35,54 @@ def _username_taken(username: str) -> DomainError:
     )
 
 
+GUEST_PREFIX = "guest-"
+
+
 @transaction.atomic
-def user_register(*, username: str, password: str, email: str = "") -> User:
-    """Create a human user with a validated, hashed password.
+def user_guest_create() -> User:
+    """A guest: a user with a fresh ``guest-…`` name and no password, who plays from the
+    session it is signed into (the page that creates it signs it in). Rate limits are
+    the caller's (the pages count guests per client address: THROTTLE_GUEST)."""
+    while True:
+        username = f"{GUEST_PREFIX}{secrets.token_hex(4)}"
+        if not User.objects.filter(username__iexact=username).exists():
+            break
+    user = User(username=username, is_guest=True)
+    user.set_unusable_password()
+    user.save()
+    return user
+
+
+@transaction.atomic
+def user_register(
+    *, username: str, password: str, email: str = "", guest: User | None = None
+) -> User:
+    """Create a human user with a validated, hashed password; with ``guest`` (a guest
+    user), that user becomes the account, so its games and seats stay its own.
 
     Raises DomainError ``username_invalid``, ``username_taken`` (409, case-insensitive)
     or ``weak_password`` (Django's password validators, reasons in details).
     """
     username = User.normalize_username(username)
+    guest = guest if guest is not None and guest.is_guest else None
     try:
         User._meta.get_field("username").clean(username, None)
     except ValidationError as error:
         raise DomainError("username_invalid", " ".join(error.messages)) from None
-    if User.objects.filter(username__iexact=username).exists():
+    if username.lower().startswith(GUEST_PREFIX):
+        raise DomainError(
+            "username_invalid",
+            _("Names beginning with “%(prefix)s” are kept for guests.") % {"prefix": GUEST_PREFIX},
+        )
+    taken = User.objects.filter(username__iexact=username)
+    if guest is not None:
+        taken = taken.exclude(pk=guest.pk)
+    if taken.exists():
         raise _username_taken(username)
-    user = User(username=username, email=User.objects.normalize_email(email))
+    user = User() if guest is None else guest
+    user.username = username
+    user.email = User.objects.normalize_email(email)
+    user.is_guest = False
     try:
         validate_password(password, user=user)
     except ValidationError as error:

@@ -70,11 +70,13 @@ def sign_in(request: HttpRequest) -> HttpResponse:
 
 
 def register(request: HttpRequest) -> HttpResponse:
-    """Create an account (the same rules as the API's register) and sign in."""
+    """Create an account (the same rules as the API's register) and sign in; a guest who
+    registers becomes the account, keeping their games."""
     form = RegisterForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and not _throttled(request, form):
         try:
-            user = services.user_register(**form.cleaned_data)
+            guest = request.user if isinstance(request.user, User) else None  # a guest's
+            user = services.user_register(**form.cleaned_data, guest=guest)
         except DomainError as error:
             field = {"username_invalid": "username", "username_taken": "username"}.get(
                 error.code, "password"
@@ -84,9 +86,12 @@ def register(request: HttpRequest) -> HttpResponse:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect(_next(request))
     status = 400 if form.errors else 200
-    return render(
-        request, "accounts/register.html", {"form": form, "next": _next(request, "")}, status=status
-    )
+    context = {
+        "form": form,
+        "next": _next(request, ""),
+        "guest": getattr(request.user, "is_guest", False),
+    }
+    return render(request, "accounts/register.html", context, status=status)
 
 
 @require_POST

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse
@@ -19,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
+from accounts.web.guests import guest_sign_in
 from bots import selectors
 from bots.models import BotVersion, SeatControl
 from bots.web.figures import STRATEGY_NAMES
@@ -154,15 +156,15 @@ def _user(request: HttpRequest) -> User | None:
 
 
 def lobby(request: HttpRequest) -> HttpResponse:
-    """Open a table (signed in), or join one; your tables in play."""
+    """Open a table (signed in, or as a guest: a visitor becomes one), or join one; your
+    tables in play."""
     user = _user(request)
-    if request.method == "POST" and user is None:
-        return redirect_to_login(request.get_full_path())
     form = TableForm(request.POST or None, versions=_versions())
-    if user is not None and request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid():
         rules = form.rules(seats=form.cleaned_data["seats"])
         if rules is not None:
             try:
+                user = guest_sign_in(request)
                 game = game_services.game_create(
                     by=user,
                     rules=rules,
@@ -213,6 +215,28 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
         }
         return render(request, "bots/play.html", context, status=error.http_status)
     return redirect("game", pk=game.pk)
+
+
+@require_POST
+def rematch(request: HttpRequest, pk: int) -> HttpResponse:
+    """Rematch an ended game (games.services.game_rematch): its bots in their seats, you
+    in yours, a new deal; go to it. A refusal goes back to the game with the reason."""
+    user = _user(request)
+    if user is None:
+        return redirect_to_login(request.get_full_path())
+    game = get_object_or_404(Game, pk=pk, mode=Game.Mode.DIGITAL)
+    try:
+        again = game_services.game_rematch(game=game, by=user, bots=bot_choices(game))
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect("game", pk=game.pk)
+    return redirect("game", pk=again.pk)
+
+
+def bot_choices(game: Game) -> list[BotChoice]:
+    """The bots that played ``game``, seat by seat, to seat them again."""
+    played = SeatControl.objects.filter(seat__game=game).values_list("seat__number", "version_id")
+    return [BotChoice(seat, version=version) for seat, version in sorted(played)]
 
 
 # --- forking a finished game's position --------------------------------------------------

@@ -7,6 +7,7 @@ urlpatterns = [
     path("ladder/", views.ladder, name="ladder"),
     path("play/", play.lobby, name="play"),
     path("play/<id:pk>/join/", play.join, name="play-join"),
+    path("play/<id:pk>/rematch/", play.rematch, name="play-rematch"),
     path("play/fork/<id:pk>/", play.fork, name="play-fork"),
     path("bots/", views.bot_list, name="bots"),
     path("bots/new/", views.bot_new, name="bot-new"),  # before <name>: "new" is no bot's name

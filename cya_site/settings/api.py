@@ -30,6 +30,8 @@ REST_FRAMEWORK = {
         # bots answer many decisions a minute; one seat can hardly need more than this
         "actions": env_rate("THROTTLE_ACTIONS", "6000/min"),
         "wait": env_rate("THROTTLE_WAIT", "600/min"),
+        # guests made by the pages ("Play as a guest"), per client address
+        "guest": env_rate("THROTTLE_GUEST", "20/hour"),
     },
     # 0: throttles identify clients by REMOTE_ADDR and ignore a spoofable X-Forwarded-For.
     "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),

@@ -1,16 +1,16 @@
-"""The table in words: an observation, its legal actions and its events, ready to render.
+"""The table as drawn: an observation's cards, seats, stacks and piles, ready to render.
 
 Pure presentation over what games.selectors already gives a viewer (``observe`` for
-their seat, the decision's ``legal_actions``, the public events): nothing here reads
-the database or the engine's state, so nothing here can show more than the observation
-holds. Card keys become the edition's printed names and values (games.engine.cards),
-seats become player names, actions become labelled controls grouped as a player thinks
-of them, and events become sentences.
+their seat): nothing here reads the database or the engine's state, so nothing here can
+show more than the observation holds. Card keys become the edition's printed names,
+values and pictures (games.engine.cards, games.web.cardart), seats become player names,
+and every place a move can point at (the discard pile, a seat's top set, a draft pile)
+gets a *token* that the moves name (games.web.moves) and the page's script lights up.
+The words of actions are in games.web.moves, of events and results in games.web.story.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,28 +18,60 @@ from django.utils.translation import gettext as _
 
 from cya_site.templatetags.pages import format_dollars
 from games.engine.cards import EDITIONS, Card, Edition
+from games.web.cardart import tier
 
 BOT_PREFIX = "bot."
+DISCARD = "discard"
+
+
+def top_token(seat: int) -> str:
+    """The token of a seat's top set (challenge, improve, swap, move point at it)."""
+    return f"top-{seat}"
+
+
+def second_token(seat: int) -> str:
+    """The token of a seat's second set from the top (RULES #28)."""
+    return f"second-{seat}"
+
+
+def pile_token(pile: int) -> str:
+    """The token of a draft pile (RULES #34)."""
+    return f"pile-{pile}"
 
 
 @dataclass(frozen=True, slots=True)
 class CardView:
-    """One card as shown: its printed name and value; ``None`` name: face down."""
+    """One card as drawn: its key (the sprite's symbol), printed name and value, kind
+    (asset, wild, action; ``hidden`` face down) and tier (its colours)."""
 
     key: str | None
     name: str
     value: str
     kind: str
+    tier: str
+
+    @property
+    def symbol(self) -> str:
+        return self.key or "back"
 
 
 @dataclass(frozen=True, slots=True)
 class SetView:
-    """A set in a stack: its asset, cards (face-down ones hidden), the value known."""
+    """A set in a stack: its asset, cards (face-down ones hidden), the value known, its
+    token when a move can point at it."""
 
     name: str
+    face: CardView
     cards: list[CardView]
+    count: int
     known_value: str
     protected: bool
+    token: str = ""
+
+    @property
+    def hidden(self) -> int:
+        """How many of its cards this viewer cannot see (tucked, RULES #9)."""
+        return sum(c.key is None for c in self.cards)
 
 
 @dataclass(slots=True)
@@ -55,23 +87,55 @@ class SeatView:
     tally: str
     round_wins: int
     resigned: bool
-    stack: list[SetView] = field(default_factory=list)
+    sets: list[SetView] = field(default_factory=list)  # bottom first
+
+    @property
+    def under(self) -> int:
+        """Sets under the top one."""
+        return max(0, len(self.sets) - 1)
+
+    @property
+    def shown(self) -> list[ShownSet]:
+        """The sets drawn at another's seat: the top, the second when it can be
+        challenged (3+ sets, RULES #28), the protected bottom; the rest as a count."""
+        last = len(self.sets) - 1
+        if last < 0:
+            return []
+        picked = [(last, "top")]
+        if len(self.sets) >= 3:
+            picked.append((last - 1, "second"))
+        if len(self.sets) >= 2:
+            picked.append((0, "bottom"))
+        return [self._shown(i, place) for i, place in picked]
+
+    @property
+    def stack(self) -> list[ShownSet]:
+        """Every set, bottom first (the viewer's own stack, all of which they know)."""
+        last = len(self.sets) - 1
+        return [self._shown(i, "top" if i == last else "under") for i in range(last + 1)]
+
+    def _shown(self, index: int, place: str) -> ShownSet:
+        return ShownSet(self.sets[index], place, f"set-{self.number}-{index}")
 
 
 @dataclass(frozen=True, slots=True)
-class Control:
-    """One legal action as a button: its words and the JSON it submits."""
+class ShownSet:
+    """A set as drawn: where in the stack (top, second, bottom, under), and the id the
+    animations follow it by (its seat and height in the stack)."""
 
-    label: str
-    action: str
+    set: SetView
+    place: str
+    flip: str
 
 
-@dataclass(slots=True)
-class ControlGroup:
-    """Controls that belong together (every pair from the hand, one challenge target)."""
+@dataclass(frozen=True, slots=True)
+class PileView:
+    """A draft pile (RULES #34): its number (from 1), size, top card and token."""
 
-    title: str
-    controls: list[Control] = field(default_factory=list)
+    number: int
+    count: int
+    top: CardView
+    token: str
 
 
 def display_name(username: str | None) -> str:
@@ -82,7 +146,7 @@ def display_name(username: str | None) -> str:
 
 
 class Table:
-    """Names of one game's cards and seats, for everything rendered from it."""
+    """Names of one game's cards and seats, for everything drawn from it."""
 
     def __init__(self, edition: str, names: list[str]) -> None:
         self.edition: Edition = EDITIONS[edition]
@@ -91,9 +155,13 @@ class Table:
     def card(self, key: str | None) -> CardView:
         """A card by key; ``None`` is a card this viewer may not see."""
         if key is None:
-            return CardView(None, _("face down"), "", "hidden")
+            return CardView(None, _("face down"), "", "hidden", "back")
         found: Card = self.edition.card(key)
-        return CardView(key, found.name, format_dollars(found.value), found.kind)
+        return CardView(key, found.name, format_dollars(found.value), found.kind, tier(found))
+
+    def card_key(self, role: int) -> str:
+        """The edition's key of a card by its role id (games.engine.cards: SWAP, MOVE)."""
+        return self.edition.cards[role].key
 
     def cards(self, keys: list[str | None]) -> str:
         """Card names joined: "Piano + Gold"."""
@@ -123,23 +191,49 @@ class Table:
                 round_wins=view["round_wins"][n],
                 resigned=n in view["resigned"],
             )
-            for aset in view["stacks"][n]:
-                seat.stack.append(
+            stack = view["stacks"][n]
+            for i, aset in enumerate(stack):
+                token = ""
+                if i == len(stack) - 1:
+                    token = top_token(n)
+                elif i == len(stack) - 2:
+                    token = second_token(n)
+                seat.sets.append(
                     SetView(
                         name=self.card(aset["kind"]).name,
+                        face=self.card(aset["kind"]),
                         cards=[self.card(c) for c in aset["cards"]],
+                        count=aset["count"],
                         known_value=format_dollars(aset["known_value"]),
                         protected=aset["protected"],
+                        token=token,
                     )
                 )
             out.append(seat)
         return out
 
-    def decision_words(self, view: dict[str, Any]) -> str:
-        """Whose decision it is, and what kind, in a sentence."""
+    def piles(self, view: dict[str, Any]) -> list[PileView]:
+        """The draft piles of a 2-3 seat table (RULES #34), face-down tops as backs."""
+        return [
+            PileView(i + 1, p["count"], self.card(p["top"]), pile_token(i))
+            for i, p in enumerate(view["draft_piles"])
+        ]
+
+    def decision_words(self, view: dict[str, Any], viewer: int | None = None) -> str:
+        """Whose decision it is, and what kind, in a sentence ("Your turn." to its seat)."""
         decision = view.get("decision")
         if not decision:
             return _("The game is over.")
+        if decision["seat"] == viewer:
+            yours = {
+                "turn": _("Your turn."),
+                "second_action": _("Your turn: you may take a second action."),
+                "defend": _("Your set is challenged: answer or yield."),
+                "counter": _("Your challenge was answered: answer back or yield."),
+                "draft_challenge": _("You may challenge the drafted set, or let it go."),
+                "move_choice": _("Choose which way the Move goes."),
+            }
+            return yours.get(decision["kind"], _("Your decision."))
         name = self.seat(decision["seat"])
         words = {
             "turn": _("%(name)s's turn."),
@@ -150,157 +244,3 @@ class Table:
             "move_choice": _("%(name)s chooses which way the Move goes."),
         }
         return words.get(decision["kind"], _("%(name)s must decide.")) % {"name": name}
-
-    def challenge_words(self, view: dict[str, Any]) -> str:
-        """The challenge under way, if any, in a sentence."""
-        ch = view.get("challenge")
-        if not ch:
-            return ""
-        played = self.cards(ch["played"]) if ch["played"] else _("nothing yet")
-        return _(
-            "%(challenger)s challenges %(holder)s's %(kind)s set; cards played: %(played)s."
-        ) % {
-            "challenger": self.seat(ch["challenger"]),
-            "holder": self.seat(ch["holder"]),
-            "kind": self.card(ch["kind"]).name,
-            "played": played,
-        }
-
-    # --- controls ----------------------------------------------------------------------
-
-    def controls(self, legal: list[dict[str, Any]], kind: str) -> list[ControlGroup]:
-        """The legal actions as grouped controls, in the engine's order within a group."""
-        groups: dict[str, ControlGroup] = {}
-        for action in legal:
-            title, label = self._words(action, kind)
-            group = groups.setdefault(title, ControlGroup(title))
-            group.controls.append(Control(label, json.dumps(action, separators=(",", ":"))))
-        return list(groups.values())
-
-    def _words(self, a: dict[str, Any], kind: str) -> tuple[str, str]:
-        """(group title, button label) of one action."""
-        t = a["type"]
-        if t == "pair":
-            return _("Pair two cards from your hand"), self.cards(a["cards"])
-        if t == "pair_discard":
-            return _("Pair a card with the discard pile's top"), self.card(a["card"]).name
-        if t == "discard":
-            return _("Discard a card"), self.card(a["card"]).name
-        if t == "challenge":
-            depth = _("top set") if a["depth"] == "top" else _("second set")
-            title = _("Challenge %(name)s's %(depth)s with") % {
-                "name": self.seat(a["target"]),
-                "depth": depth,
-            }
-            return title, self.cards(a["cards"])
-        if t == "draft":
-            piles = ", ".join(str(p + 1) for p in a["piles"])
-            return _("Draft a set from the piles"), _("%(card)s with pile %(piles)s") % {
-                "card": self.card(a["card"]).name,
-                "piles": piles,
-            }
-        if t == "play":
-            if kind == "draft_challenge":
-                return _("Challenge the drafted set with"), self.cards(a["cards"])
-            return _("Answer the challenge with"), self.cards(a["cards"])
-        if t == "improve":
-            return _("Improve your top set with"), self.card(a["card"]).name
-        if t == "swap":
-            return _("Play Swap"), _("Swap with %(name)s") % {"name": self.seat(a["target"])}
-        if t in ("move", "choose_move"):
-            way = _("top to bottom") if a["direction"] == "top_to_bottom" else _("bottom to top")
-            if t == "choose_move":
-                return _("Choose the Move's direction"), way
-            return _("Play Move"), f"{self.seat(a['target'])}: {way}"
-        finish = {
-            "concede": _("Yield (concede the challenge)"),
-            "pass": _("Let it go (pass)"),
-            "end_turn": _("End your turn"),
-        }
-        return _("Or"), finish.get(t, t)
-
-    # --- the log -----------------------------------------------------------------------
-
-    def sentence(self, e: dict[str, Any]) -> str:
-        """One public event as a sentence ("Bob paired two Houses")."""
-        t = e["type"]
-        who = self.seat(e.get("seat"))
-        if t == "round_start":
-            return _("Round %(round)s is dealt; %(name)s starts.") % {
-                "round": e["round"],
-                "name": self.seat(e["first"]),
-            }
-        if t in ("pair", "pair_discard"):
-            words = {
-                "pair": _("%(name)s paired %(cards)s from their hand."),
-                "pair_discard": _("%(name)s paired %(cards)s, taking the discard."),
-            }[t]
-            return words % {"name": who, "cards": self.cards(e["cards"])}
-        if t == "discard":
-            return _("%(name)s discarded %(card)s.") % {
-                "name": who,
-                "card": self.card(e["card"]).name,
-            }
-        if t == "draw":
-            return _("%(name)s drew %(count)s.") % {"name": who, "count": e["count"]}
-        if t == "challenge":
-            return _("%(name)s challenged %(target)s's %(kind)s set with %(cards)s.") % {
-                "name": who,
-                "target": self.seat(e["target"]),
-                "kind": self.card(e["kind"]).name,
-                "cards": self.cards(e["cards"]),
-            }
-        if t in ("play", "draft_challenge"):
-            return _("%(name)s played %(cards)s.") % {"name": who, "cards": self.cards(e["cards"])}
-        if t in ("concede", "pass", "end_turn", "resign"):
-            words = {
-                "concede": _("%(name)s yielded."),
-                "pass": _("%(name)s let it go."),
-                "end_turn": _("%(name)s ended their turn."),
-                "resign": _("%(name)s resigned."),
-            }[t]
-            return words % {"name": who}
-        if t in ("challenge_end", "draft_end"):
-            return _("%(name)s won the %(kind)s set.") % {
-                "name": self.seat(e["winner"]),
-                "kind": self.card(e["kind"]).name,
-            }
-        if t == "draft":
-            return _("%(name)s drafted %(cards)s.") % {"name": who, "cards": self.cards(e["cards"])}
-        if t == "reveal":
-            return _("Pile %(pile)s shows %(card)s.") % {
-                "pile": e["pile"] + 1,
-                "card": self.card(e["card"]).name,
-            }
-        if t == "improve":
-            return _("%(name)s improved their top set with %(card)s.") % {
-                "name": who,
-                "card": self.card(e["card"]).name,
-            }
-        if t == "swap":
-            return _("%(name)s swapped top sets with %(target)s.") % {
-                "name": who,
-                "target": self.seat(e["target"]),
-            }
-        if t in ("move", "choose_move"):
-            words = (
-                _("%(name)s moved %(target)s's top set to the bottom.")
-                if e["direction"] == "top_to_bottom"
-                else _("%(name)s moved %(target)s's bottom set to the top.")
-            )
-            return words % {"name": who, "target": self.seat(e["target"])}
-        if t == "pile_action":
-            return _("Pile %(pile)s shows %(card)s, which takes effect.") % {
-                "pile": e["pile"] + 1,
-                "card": self.card(e["card"]).name,
-            }
-        if t == "round_end":
-            winners = ", ".join(self.seat(s) for s in e["round_winners"])
-            return _("Round %(round)s ends; won by %(names)s.") % {
-                "round": e["round"],
-                "names": winners,
-            }
-        if t == "game_end":
-            winners = ", ".join(self.seat(s) for s in e["winners"])
-            return _("The game is over; %(names)s won.") % {"names": winners}
-        return _("%(name)s: %(what)s.") % {"name": who, "what": t.replace("_", " ")}

@@ -44,20 +44,47 @@ def alice(client: Client) -> User:
     return user
 
 
-def test_a_visitor_sees_the_lobby_and_is_asked_to_sign_in_to_play(client: Client) -> None:
+def test_a_visitor_plays_the_computer_as_a_guest_without_registering(client: Client) -> None:
     response = client.get("/play/")
 
     assert response.status_code == 200
     page = text(response.content)
-    assert "Sign in or register to play." in page
+    assert "Play at once as a guest, from this browser" in page
     assert "/register/?next=/play/" in response.content.decode()
     assert "Greedy (built-in: the best move now)" in page
     assert transfer_size(client, "/play/") < BUDGET
 
     posted = client.post("/play/", DEFAULTS)
+
+    game = Game.objects.get()
     assert posted.status_code == 302
-    assert posted["Location"].startswith("/sign-in/?next=/play/")
-    assert not Game.objects.exists()
+    assert posted["Location"] == f"/games/{game.pk}/"
+    guest = game.seats.get(number=0).user
+    assert guest is not None
+    assert guest.is_guest
+    assert guest.username.startswith("guest-")
+    assert not guest.has_usable_password()
+    assert game.status == Game.Status.ACTIVE  # against three bots: at once
+    assert "You are playing as a guest." in text(client.get("/play/").content)
+
+
+def test_guests_are_counted_per_address_and_refused_past_the_rate(
+    client: Client, settings: Any
+) -> None:
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**rates, "guest": "2/hour"},
+    }
+    for _ in range(2):
+        assert Client(REMOTE_ADDR="203.0.113.9").post("/play/", DEFAULTS).status_code == 302
+
+    refused = Client(REMOTE_ADDR="203.0.113.9").post("/play/", DEFAULTS)
+
+    assert refused.status_code == 400
+    assert "Too many guests from here" in text(refused.content)
+    assert User.objects.filter(is_guest=True).count() == 2
+    assert Game.objects.count() == 2
 
 
 def test_opening_a_table_against_three_builtins_lands_on_the_game_playing(

@@ -1,12 +1,14 @@
-"""A newcomer plays against the built-in bots in Chromium, from the home page to the end.
+"""A newcomer plays against the built-in bots in Chromium as a guest, from the home page
+to the result, at phone and desktop size, and keeps the game by registering.
 
 The bots are moved by the session's real Celery worker (bots.play_turn, one move every
 TEST_BOT_MOVE_DELAY_MS), and their moves reach the page through the game's stream; the
-person plays by clicking the first of their legal actions each time it is their turn.
+person plays by tapping cards each time it is their turn.
 """
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from collections.abc import Callable
@@ -18,6 +20,8 @@ from accounts.models import User
 from bots.models import SeatControl
 from games import services as game_services
 from games.models import Event, Game
+from tests.browser import DESKTOP, PHONE
+from tests.cardtable import FITS, check_nothing_hidden_shows, tap_a_move
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -28,65 +32,76 @@ GIVE_UP_SECONDS = 300
 
 
 def register_from_the_lobby(page: Page, username: str) -> None:
-    page.get_by_role("link", name="register", exact=True).click()
+    page.get_by_role("link", name="Register", exact=True).first.click()
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Create the account").click()
-    expect(page).to_have_url(re.compile(r"/play/$"))
 
 
-def open_a_quick_table(page: Page, seats: int) -> Game:
+def open_a_quick_table(page: Page, seats: int, button: str = "Play as a guest") -> Game:
     page.get_by_label("Players at the table, you included").select_option(str(seats))
     page.locator("summary", has_text="Rules and clock").click()
     page.get_by_label("How a game ends").select_option("quick")
-    page.get_by_role("button", name="Open the table").click()
+    page.get_by_role("button", name=button).click()
     expect(page).to_have_url(re.compile(r"/games/\d+/$"))
     found = re.search(r"/games/(\d+)/$", page.url)
     assert found is not None
     return Game.objects.get(pk=int(found.group(1)))
 
 
-def play_by_clicking(page: Page) -> list[str]:
-    """Click the first legal action whenever one is offered, until the game is over;
-    the titles of the control groups offered along the way."""
-    offered: list[str] = []
+def play_by_tapping(page: Page, game: Game, seat: int) -> list[str]:
+    """Tap cards whenever it is the person's turn until the game is over, checking the
+    table shows nothing hidden; the moves made."""
+    made: list[str] = []
+    rng = random.Random(seat)
     give_up = time.monotonic() + GIVE_UP_SECONDS
     board = page.locator("#board")
     while board.get_attribute("data-status") == "active":
         assert time.monotonic() < give_up, "the game did not end"
-        buttons = page.locator("#board .controls button")
-        if buttons.count() == 0:
+        if not board.get_attribute("data-yours"):
             page.wait_for_timeout(100)  # a bot's move, coming through the stream
             continue
-        offered += page.locator("#board .controls legend").all_inner_texts()
+        game.refresh_from_db()
+        check_nothing_hidden_shows(page, game, seat)
+        assert page.evaluate(FITS), "the table scrolls sideways"
         version = board.get_attribute("data-version")
-        buttons.first.click()
+        made.append(tap_a_move(page, rng, prefer=r"^(Draft|Challenge|Pair)"))
         page.wait_for_function(
             "v => document.querySelector('#board')?.dataset.version !== v", arg=version
         )
-    return offered
+    return made
 
 
-def test_a_newcomer_goes_from_the_home_page_to_a_finished_game_against_three_bots(
+def test_a_newcomer_plays_three_bots_as_a_guest_then_registers_and_keeps_the_game(
     open_page: Callable[..., Page],
 ) -> None:
-    page = open_page("/")
+    page = open_page("/", size=PHONE)
     page.get_by_role("link", name="Play against bots").click()
-    register_from_the_lobby(page, "newcomer")
 
     game = open_a_quick_table(page, seats=4)
-    expect(page.locator("#board")).to_contain_text("Your hand")
-    offered = play_by_clicking(page)
+    expect(page.locator("#hand")).to_be_visible()
+    made = play_by_tapping(page, game, 0)
 
+    expect(page.locator("#result")).to_contain_text("wins")
     expect(page.get_by_role("link", name="Watch the replay")).to_be_visible()
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert game.bot_seats == [1, 2, 3]
-    person = User.objects.get(username="newcomer")
+    guest = game.seats.get(number=0).user
+    assert guest is not None
+    assert guest.is_guest
     origins = Event.objects.filter(game=game).values_list("actor", "origin")
-    assert (person.pk, "web") in set(origins)  # the clicks were the person's actions
+    assert (guest.pk, "web") in set(origins)  # the taps were the guest's actions
     assert {o for _, o in origins} >= {"deal", "builtin"}
-    assert offered  # the person had decisions to make
+    assert made  # the person had decisions to make
+
+    page.goto("/play/")
+    expect(page.locator("main")).to_contain_text("You are playing as a guest.")
+    register_from_the_lobby(page, "newcomer")
+    person = User.objects.get(username="newcomer")
+    assert person.pk == guest.pk  # the guest became the account
+    assert not person.is_guest
+    assert game.seats.get(number=0).user == person
     controls = SeatControl.objects.filter(seat__game=game).values_list("strikes", flat=True)
     assert list(controls) == [0, 0, 0]
 
@@ -94,13 +109,14 @@ def test_a_newcomer_goes_from_the_home_page_to_a_finished_game_against_three_bot
 def test_a_two_seat_game_against_a_bot_offers_the_draft_and_ends(
     open_page: Callable[..., Page],
 ) -> None:
-    page = open_page("/play/")
+    page = open_page("/play/", size=DESKTOP)
     register_from_the_lobby(page, "drafter")
+    page.goto("/play/")
 
-    game = open_a_quick_table(page, seats=2)
-    offered = play_by_clicking(page)
+    game = open_a_quick_table(page, seats=2, button="Open the table")
+    made = play_by_tapping(page, game, 0)
 
-    assert "Draft a set from the piles" in offered  # RULES #34: 2021 rules, two seats
+    assert any(m.startswith("Draft") for m in made)  # RULES #34: 2021 rules, two seats
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert game.rules["seats"] == 2
@@ -117,7 +133,7 @@ def test_a_two_seat_game_against_a_bot_offers_the_draft_and_ends(
     expect(page).to_have_url(re.compile(r"/games/\d+/$"))
     forked = Game.objects.get(forked_from=game)
     assert (forked.fork_step, forked.fork_redeal, forked.bot_seats) == (3, True, [1])
-    expect(page.locator("#board")).to_contain_text("Your hand")
+    expect(page.locator("#hand")).to_be_visible()
     staff = User.objects.create_user(username="staff", is_staff=True)
     game_services.game_abort(game=forked, by=staff, reason="test over")  # its stream ends
     expect(page.locator("#board")).to_contain_text("The game was aborted.")

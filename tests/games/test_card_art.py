@@ -43,7 +43,8 @@ def test_wild_cards_and_tiers_look_different() -> None:
     tiers = {c.key: cardart.tier(c) for c in EDITIONS["2021"].cards if c.count}
 
     assert tiers["gold"] != tiers["silver"]
-    assert "wild" in tiers["gold"] and "wild" in tiers["silver"]
+    assert "wild" in tiers["gold"]
+    assert "wild" in tiers["silver"]
     assert {tiers["comic_books"], tiers["jewels"], tiers["scooter"], tiers["cabin"]} == {
         "t5",
         "t10",

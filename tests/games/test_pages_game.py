@@ -27,8 +27,8 @@ from tests.pages import BUDGET, text, transfer_size
 
 pytestmark = pytest.mark.django_db
 
-HAND = re.compile(r'<ul class="cards hand">(.*?)</ul>', re.S)
-CARD = re.compile(r'<li class="playing-card [a-z]+">([^<]+?) <span')
+HAND = re.compile(r'<ul class="hand" id="hand"[^>]*>(.*?)</ul>', re.S)
+CARD = re.compile(r'data-card="([a-z_]+)"')
 ACT = re.compile(r'name="action" value="([^"]+)"')
 
 
@@ -58,15 +58,14 @@ def play(game: Game, users: dict[int, User], moves: int | None = None) -> Game:
     return game
 
 
-def hand_names(html: bytes) -> list[str]:
+def hand_keys(html: bytes) -> list[str]:
+    """The cards of the hand a page shows, by key, in order."""
     found = HAND.search(html.decode())
     return [] if found is None else CARD.findall(found.group(1))
 
 
-def names_of(game: Game, seat: int | None) -> list[str]:
-    view = selectors.observation(game, seat)
-    edition = EDITIONS[view["edition"]]
-    return [edition.card(key).name for key in view["hand"]]
+def keys_of(game: Game, seat: int | None) -> list[str]:
+    return list(selectors.observation(game, seat)["hand"])
 
 
 # --- who sees what -------------------------------------------------------------------------
@@ -86,15 +85,19 @@ def test_a_seat_sees_its_own_hand_and_its_controls_only_on_its_turn(
         pages[seat] = client.get(f"/games/{game.pk}/").content
 
     for seat, html in pages.items():
-        assert hand_names(html) == names_of(game, seat)
+        assert hand_keys(html) == keys_of(game, seat)
+        names = [EDITIONS["2021"].card(k).name for k in keys_of(game, seat)]
+        assert all(name in text(html) for name in names)  # each card says what it is
     seat_obj = game.seats.get(number=to_act)
     legal = selectors.decision(game, seat_obj)
     assert legal is not None
     shown = [json.loads(html_lib.unescape(a)) for a in ACT.findall(pages[to_act].decode())]
     assert shown == legal["legal_actions"]
     assert ACT.findall(pages[1 - to_act].decode()) == []
-    assert "Your move" in text(pages[to_act])
-    assert "Your move" not in text(pages[1 - to_act])
+    assert "Your turn." in text(pages[to_act])
+    assert "Your turn." not in text(pages[1 - to_act])
+    assert "<title>Your turn · Game" in pages[to_act].decode()
+    assert "<title>Game" in pages[1 - to_act].decode()
 
 
 def test_spectators_and_signed_out_visitors_see_the_public_table_only(
@@ -132,9 +135,10 @@ def test_bot_seats_carry_a_badge_and_their_names_lose_the_bot_prefix(
     assert bot is not None
     assert bot.username.startswith("bot.")
     assert game.status == Game.Status.ACTIVE  # the bot filled the table: it started
-    headings = [text(h) for h in re.findall(r"<h3>(.*?)</h3>", response.content.decode(), re.S)]
+    headings = re.findall(r'<h2 class="seat-name"[^>]*>(.*?)</h2>', response.content.decode(), re.S)
     name = bot.username.removeprefix("bot.")
-    assert [h.split(" to act")[0] for h in headings] == ["alice you", f"{name} bot"]
+    found = [re.split(r" (to act|thinking)", text(h))[0] for h in headings]
+    assert found == [f"{name} bot", "alice you"]  # the others around, you at the bottom
     assert bot.username not in response.content.decode()
 
 
@@ -167,8 +171,15 @@ def test_the_live_games_list_links_each_game_to_its_page(
     assert f'href="/games/{game.pk}/"' in response.content.decode()
 
 
-def test_a_game_that_is_not_digital_or_does_not_exist_is_404(client: Client) -> None:
-    assert client.get("/games/999999/").status_code == 404
+def test_a_game_that_is_not_digital_or_does_not_exist_is_404_with_a_page_that_says_so(
+    client: Client, settings: Any
+) -> None:
+    settings.DEBUG = True  # even while debugging, never Django's technical page
+    for path in ("/games/999999/", "/games/999999/board/", "/games/999999/replay/"):
+        response = client.get(path)
+        assert response.status_code == 404
+        assert "There is no game 999999." in text(response.content)
+        assert "Django" not in text(response.content)
     assert client.get("/games/99999999999999999999999/").status_code == 404
 
 
@@ -321,7 +332,8 @@ def test_the_creator_starts_a_table_others_join(
     client.force_login(alice)
     started = client.post(f"/games/{game.pk}/start/")
 
-    assert "Join this table" in text(lobby.content)
+    assert "Take a seat" in text(lobby.content)
+    assert f"/games/{game.pk}/" in lobby.content.decode()  # the invite link to share
     assert joined.status_code == 302
     assert full.status_code == 200
     assert "Start the game" not in text(full.content)
@@ -356,14 +368,15 @@ def test_an_ended_game_links_its_replay_which_shows_any_step_as_any_seat_saw_it(
         assert response.status_code == 200
         edition = EDITIONS["2021"]
         view = selectors.replay_view(game, seat, step)
-        assert hand_names(response.content) == [edition.card(k).name for k in view["hand"]]
+        assert hand_keys(response.content) == view["hand"]
+        assert all(edition.card(k).name in text(response.content) for k in view["hand"])
         assert f'value="{step}"' in response.content.decode()
     assert HAND.search(spectator.content.decode()) is None
     assert "this view" in text(replays[0].content)  # whose view, not "you"
     assert "this view" not in text(spectator.content)
     assert board.status_code == 200
     assert "<html" not in board.content.decode()
-    assert hand_names(board.content) == hand_names(replays[1].content)
+    assert hand_keys(board.content) == hand_keys(replays[1].content)
     assert f"Step {step} of {game.version}" in text(board.content)
     assert "Step 0 of" in text(start.content)
     assert "Round 1 is dealt" in text(start.content)  # the events of step 0: the deal
@@ -389,12 +402,21 @@ def test_bad_replay_steps_and_seats_are_refused_beside_the_field(
     assert partial.status_code == 400
 
 
-def test_a_game_still_being_played_has_no_replay_yet(
+def test_the_replay_of_a_game_still_being_played_says_when_it_will_be_ready(
     client: Client, alice: User, bob: User
 ) -> None:
-    game = started_pair(alice, bob)
+    game = play(started_pair(alice, bob), {0: alice, 1: bob}, moves=3)
 
-    assert client.get(f"/games/{game.pk}/replay/").status_code == 404
+    page = client.get(f"/games/{game.pk}/replay/")
+    board = client.get(f"/games/{game.pk}/replay/board/", {"step": 1})
+
+    for response in (page, board):
+        assert response.status_code == 200
+        words = text(response.content)
+        assert "This game is being played (round 1, 3 moves so far)." in words
+        assert "Its replay will be ready as soon as it ends" in words
+        assert str(game.seed) not in response.content.decode()
+    assert f'href="/games/{game.pk}/"' in page.content.decode()  # watch it live
     assert "Watch the replay" not in text(client.get(f"/games/{game.pk}/").content)
 
 

@@ -1,164 +1,183 @@
-// The game page follows its game live: it reads the game's NDJSON stream and, at each
-// update, decision or end, swaps in the board as it now stands for this viewer (the
-// server renders it from the viewer's own observation; nothing else comes here). A
-// stream that drops is reopened with backoff; where streams do not work at all, the
-// page falls back to the long-poll. Changes are shown one at a time, in order.
-(function () {
-  "use strict";
-  var live = document.getElementById("live");
-  if (!live || !live.hasAttribute("data-live")) {
+// The game page, live: follows the game's stream (stream.js), and at each change fetches
+// the board as it now stands for this viewer (the server draws it from the viewer's own
+// observation; nothing else comes here), swaps it in and animates the change (animate.js)
+// from the public events of the stream's line. Moves are composed by tapping cards
+// (compose.js); after a move, focus stays where it was. "Your turn" goes in the title,
+// with a sound the player may switch on. Without this script, the page plays through its
+// forms and a reload shows what changed.
+import { follow } from "./stream.js";
+import { setup, keys } from "./compose.js";
+import { measure, play, started } from "./animate.js";
+
+const live = document.getElementById("live");
+const board = () => document.getElementById("board");
+document.documentElement.classList.add("js");
+window.cyaTable = { animations: started };
+
+const baseTitle = document.title.replace((live && live.dataset.yourTurn + " · ") || "", "");
+const sound = document.getElementById("sound");
+let wasYours = Boolean(board() && board().dataset.yours);
+let audio = null;
+let focusKey = "";
+
+function title() {
+  const yours = Boolean(board() && board().dataset.yours);
+  document.title = yours ? `${live.dataset.yourTurn} · ${baseTitle}` : baseTitle;
+  if (yours && !wasYours && sound && sound.getAttribute("aria-pressed") === "true" && audio) {
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.35);
+  }
+  wasYours = yours;
+}
+
+if (sound) {
+  sound.hidden = false;
+  const show = (on) => {
+    sound.setAttribute("aria-pressed", String(on));
+    sound.textContent = on ? sound.dataset.on : sound.dataset.off;
+  };
+  show(window.localStorage.getItem("cya-sound") === "on");
+  sound.addEventListener("click", () => {
+    const on = sound.getAttribute("aria-pressed") !== "true";
+    window.localStorage.setItem("cya-sound", on ? "on" : "off");
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    show(on);
+  });
+}
+
+// Focus stays where it was: the same card, place or move if the new board has it, else
+// the first card that lights up, else the hand.
+document.addEventListener("focusin", (event) => {
+  const keyed = event.target.closest && event.target.closest("#board [data-focus]");
+  focusKey = keyed ? keyed.dataset.focus : focusKey;
+});
+
+function refocus(hadFocus) {
+  const root = board();
+  if (!root || !hadFocus) {
     return;
   }
-  var streamUrl = live.getAttribute("data-stream");
-  var waitUrl = live.getAttribute("data-wait");
-  var boardUrl = live.getAttribute("data-board");
-  var pending = false;
-  var busy = false;
-  var ended = false;
-  var failures = 0;
-
-  function shown() {
-    var board = document.getElementById("board");
-    return board ? Number(board.getAttribute("data-version")) : -1;
+  const usable = (el) => el && !el.disabled && !el.closest("[hidden]");
+  const same = focusKey === "hand" ? null : root.querySelector(`[data-focus="${focusKey}"]`);
+  const next = [
+    same,
+    root.querySelector(".card-button:enabled"),
+    [...root.querySelectorAll("form.move button")].find(usable),
+    root.querySelector("#hand"),
+  ].find(usable);
+  if (next) {
+    next.focus({ preventScroll: true });
   }
+}
 
-  function status() {
-    var board = document.getElementById("board");
-    return board ? board.getAttribute("data-status") : "";
+function drawn(before, events, line, hadFocus) {
+  const root = board();
+  if (window.htmx) {
+    window.htmx.process(root);
   }
+  setup(root);
+  const you = root.dataset.you === undefined ? null : Number(root.dataset.you);
+  play(before, events, root, { you, line });
+  refocus(hadFocus);
+  title();
+}
 
-  // One board refresh at a time; a change arriving meanwhile asks for one more after it,
-  // so quick moves (bots) are each shown rather than skipped past.
-  function refresh() {
-    if (busy) {
-      pending = true;
-      return;
-    }
-    busy = true;
-    fetch(boardUrl, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
-      .then(function (response) {
-        return response.ok ? response.text() : null;
-      })
-      .then(function (html) {
-        var board = document.getElementById("board");
-        var focused = board && board.contains(document.activeElement);
-        if (html && board) {
-          board.outerHTML = html;
-          if (window.htmx) {
-            window.htmx.process(document.getElementById("board"));
-          }
-          if (focused) {
-            var first = document.querySelector("#board .controls button");
-            if (first) {
-              first.focus();
-            }
-          }
-        }
-      })
-      .catch(function () {})
-      .then(function () {
-        busy = false;
-        if (pending) {
-          pending = false;
-          window.setTimeout(refresh, 300);
-        }
-      });
+// One board refresh at a time; changes arriving meanwhile wait for the next, with their
+// events, so quick moves (bots) are each shown rather than skipped past.
+let busy = false;
+let waiting = [];
+
+function refresh() {
+  if (busy) {
+    return;
   }
-
-  function onLine(text) {
-    if (!text) {
-      return; // keep-alive
-    }
-    var message;
-    try {
-      message = JSON.parse(text);
-    } catch (error) {
-      return;
-    }
-    var game = message.game || {};
-    if (message.type === "end") {
-      ended = true;
-      refresh();
-    } else if (message.type === "decision") {
-      if ((message.decision || {}).version !== shown()) {
-        refresh(); // the board shown may already hold this decision's controls
+  const batch = waiting;
+  waiting = [];
+  busy = true;
+  fetch(live.dataset.board, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
+    .then((response) => (response.ok ? response.text() : null))
+    .then((html) => {
+      const old = board();
+      if (html && old) {
+        const hadFocus = old.contains(document.activeElement) || document.activeElement === document.body;
+        const before = measure(old);
+        old.outerHTML = html;
+        const events = batch.flatMap((item) => item.events);
+        drawn(before, events, batch.length ? batch[0].at : performance.now(), hadFocus);
       }
-    } else if (message.type === "update" || message.type === "game") {
-      if (game.version !== shown() || game.status !== status()) {
+    })
+    .catch(() => {})
+    .then(() => {
+      busy = false;
+      if (waiting.length) {
         refresh();
       }
-    }
-  }
+    });
+}
 
-  function follow() {
-    if (ended) {
-      return;
-    }
-    if (!window.fetch || !window.ReadableStream || !window.TextDecoder) {
-      poll();
-      return;
-    }
-    fetch(streamUrl, { credentials: "same-origin", headers: { Accept: "application/x-ndjson" } })
-      .then(function (response) {
-        if (!response.ok || !response.body) {
-          throw new Error("stream " + response.status);
-        }
-        failures = 0;
-        var reader = response.body.getReader();
-        var decoder = new TextDecoder();
-        var buffer = "";
-        function read() {
-          return reader.read().then(function (chunk) {
-            if (chunk.done) {
-              return;
-            }
-            buffer += decoder.decode(chunk.value, { stream: true });
-            var lines = buffer.split("\n");
-            buffer = lines.pop();
-            lines.forEach(onLine);
-            return read();
-          });
-        }
-        return read();
-      })
-      .then(again, again);
-  }
+function shown() {
+  return board() ? Number(board().dataset.version) : -1;
+}
 
-  // The stream closed or failed: reopen it after a growing pause, and after repeated
-  // failures wait with the long-poll instead (a proxy that buffers streams, say).
-  function again() {
-    if (ended) {
-      return;
-    }
-    failures += 1;
-    if (failures > 4) {
-      poll();
-      return;
-    }
-    window.setTimeout(follow, Math.min(30000, 500 * Math.pow(2, failures)));
+function onLine(message, at) {
+  const game = message.game || {};
+  const events = (message.entries || []).flatMap((entry) => entry.events || []);
+  const stale =
+    (message.type === "decision" && (message.decision || {}).version !== shown()) ||
+    (["update", "game", "poll"].includes(message.type) &&
+      (game.version !== shown() || game.status !== board().dataset.status)) ||
+    message.type === "end";
+  if (stale) {
+    waiting.push({ events, at });
+    refresh();
   }
+}
 
-  function poll() {
-    if (ended) {
-      return;
-    }
-    fetch(waitUrl + "?after=" + shown() + "&timeout=25", { credentials: "same-origin" })
-      .then(function (response) {
-        return response.ok ? response.json() : null;
-      })
-      .then(
-        function (body) {
-          if (body && (body.changed || body.status !== status())) {
-            ended = body.status === "finished" || body.status === "aborted";
-            refresh();
-          }
-          window.setTimeout(poll, body ? 200 : 5000);
-        },
-        function () {
-          window.setTimeout(poll, 5000);
-        }
-      );
+// A move played through htmx (its form) comes back as the board: drawn as a refresh is,
+// and animated as the move's own event (the action said as what it did: the seat's pair,
+// discard, challenge...).
+let beforeSwap = null;
+let played = [];
+document.addEventListener("htmx:beforeRequest", (event) => {
+  const field = event.detail.elt && event.detail.elt.querySelector("input[name=action]");
+  const root = board();
+  try {
+    const action = JSON.parse(field ? field.value : "null");
+    played = action && root ? [{ ...action, seat: Number(root.dataset.you) }] : [];
+  } catch (error) {
+    played = [];
   }
+});
+document.addEventListener("htmx:beforeSwap", (event) => {
+  if (event.detail.target && event.detail.target.id === "board") {
+    beforeSwap = measure(board());
+  }
+});
+document.addEventListener("htmx:afterSwap", (event) => {
+  if (beforeSwap && board()) {
+    const done = event.detail.xhr && event.detail.xhr.status === 200; // not a refusal
+    drawn(beforeSwap, done ? played : [], performance.now(), true);
+    beforeSwap = null;
+    played = [];
+  }
+});
+document.addEventListener("keydown", keys);
 
-  follow();
-})();
+if (board()) {
+  setup(board());
+  title();
+}
+if (live && live.hasAttribute("data-live")) {
+  follow({
+    streamUrl: live.dataset.stream,
+    waitUrl: live.dataset.wait,
+    shown,
+    onLine,
+  });
+}
