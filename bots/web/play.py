@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
@@ -29,6 +29,7 @@ from cya_site.forms import PageForm
 from games import services as game_services
 from games.models import Game, Seat
 from games.seating import BotChoice
+from games.web.context import not_found
 from games.web.rules import RulesForm
 
 PERSON = "person"
@@ -204,7 +205,9 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
     user = _user(request)
     if user is None:
         return redirect_to_login(request.get_full_path())
-    game = get_object_or_404(Game, pk=pk, mode=Game.Mode.DIGITAL)
+    game = Game.objects.filter(pk=pk, mode=Game.Mode.DIGITAL).first()
+    if game is None:
+        return not_found(request, _("There is no game %(number)s.") % {"number": pk})
     try:
         game_services.game_join(game=game, user=user)
     except DomainError as error:
@@ -224,7 +227,9 @@ def rematch(request: HttpRequest, pk: int) -> HttpResponse:
     user = _user(request)
     if user is None:
         return redirect_to_login(request.get_full_path())
-    game = get_object_or_404(Game, pk=pk, mode=Game.Mode.DIGITAL)
+    game = Game.objects.filter(pk=pk, mode=Game.Mode.DIGITAL).first()
+    if game is None:
+        return not_found(request, _("There is no game %(number)s.") % {"number": pk})
     try:
         again = game_services.game_rematch(game=game, by=user, bots=bot_choices(game))
     except DomainError as error:
@@ -303,7 +308,9 @@ def fork(request: HttpRequest, pk: int) -> HttpResponse:
     user = _user(request)
     if user is None:
         return redirect_to_login(request.get_full_path())
-    game = get_object_or_404(Game, pk=pk, mode=Game.Mode.DIGITAL)
+    game = Game.objects.filter(pk=pk, mode=Game.Mode.DIGITAL).first()
+    if game is None:
+        return not_found(request, _("There is no game %(number)s.") % {"number": pk})
     you = game.seats.filter(user=user).values_list("number", flat=True).first()
     data = request.POST if request.method == "POST" else None
     form = ForkForm(data, game=game, you=you, initial={"step": request.GET.get("step", "0")})

@@ -106,14 +106,12 @@ def test_a_newcomer_plays_three_bots_as_a_guest_then_registers_and_keeps_the_gam
     assert list(controls) == [0, 0, 0]
 
 
-def test_a_two_seat_game_against_a_bot_offers_the_draft_and_ends(
+def test_a_guest_at_a_two_seat_table_against_a_bot_drafts_and_forks_the_replay(
     open_page: Callable[..., Page],
 ) -> None:
     page = open_page("/play/", size=DESKTOP)
-    register_from_the_lobby(page, "drafter")
-    page.goto("/play/")
 
-    game = open_a_quick_table(page, seats=2, button="Open the table")
+    game = open_a_quick_table(page, seats=2)  # as a guest
     made = play_by_tapping(page, game, 0)
 
     assert any(m.startswith("Draft") for m in made)  # RULES #34: 2021 rules, two seats

@@ -175,7 +175,11 @@ def test_a_game_that_is_not_digital_or_does_not_exist_is_404_with_a_page_that_sa
     client: Client, settings: Any
 ) -> None:
     settings.DEBUG = True  # even while debugging, never Django's technical page
-    for path in ("/games/999999/", "/games/999999/board/", "/games/999999/replay/"):
+    for path in (
+        "/games/999999/",
+        "/games/999999/board/",
+        "/games/999999/replay/",
+    ):
         response = client.get(path)
         assert response.status_code == 404
         assert "There is no game 999999." in text(response.content)

@@ -43,12 +43,21 @@ if (sound) {
     sound.textContent = on ? sound.dataset.on : sound.dataset.off;
   };
   show(window.localStorage.getItem("cya-sound") === "on");
+  // A browser plays sound only after the reader has interacted with the page: the
+  // audio is made at the first tap or key (the switch's own included).
+  const wake = () => {
+    if (!audio && sound.getAttribute("aria-pressed") === "true") {
+      audio = new (window.AudioContext || window.webkitAudioContext)();
+    }
+  };
   sound.addEventListener("click", () => {
     const on = sound.getAttribute("aria-pressed") !== "true";
     window.localStorage.setItem("cya-sound", on ? "on" : "off");
-    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
     show(on);
+    wake();
   });
+  document.addEventListener("pointerdown", wake);
+  document.addEventListener("keydown", wake);
 }
 
 // Focus stays where it was: the same card, place or move if the new board has it, else
