@@ -71,6 +71,14 @@ def check_nothing_hidden_shows(page: Page, game: Game, seat: int | None) -> None
     shown = shown_cards(page)
     view = selectors.replay_view(game, seat, shown["version"])
     assert shown["hand"] == (view["hand"] if seat is not None else [])
+    pictures = Counter(s for s in shown["symbols"] if s not in ("back", "lock"))
+    assert not pictures - public_cards(view), (pictures - public_cards(view), shown["version"])
+
+
+def public_cards(view: dict[str, Any]) -> Counter[str]:
+    """The cards an observation shows in public, by key, as many times as it shows them:
+    each set's asset and its seen cards, the discard's top, the draft piles' tops, a
+    challenge's cards. A page may draw these and the viewer's own hand, nothing else."""
     public: Counter[str] = Counter()
     for stack in view["stacks"]:
         for aset in stack:
@@ -84,8 +92,7 @@ def check_nothing_hidden_shows(page: Page, game: Game, seat: int | None) -> None
     public.update(challenge.get("drafted") or [])
     if challenge:
         public[challenge["kind"]] += 1
-    pictures = Counter(s for s in shown["symbols"] if s not in ("back", "lock"))
-    assert not pictures - public, (pictures - public, shown["version"])
+    return public
 
 
 def wait_for_version(page: Page, version: int) -> None:

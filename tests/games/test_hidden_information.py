@@ -1,17 +1,20 @@
-"""No game endpoint shows what its caller may not know: other hands, the deck, the seed,
-a tucked card it never saw. After the end, the replay shows everything.
+"""No game endpoint or page shows what its caller may not know: other hands, the deck,
+the seed, a tucked card it never saw. After the end, the replay shows everything.
 
 One seeded three-seat game is played once for the whole module, through the HTTP API,
 preferring pairs so that stacks fill with tucked cards. Along the way every game
-endpoint is called by every kind of caller (each seat, a staff member without a seat,
-an anonymous client) and every response is kept. The tests then hold each response
-against the engine's state at that moment, rebuilt from the seed and the log.
+endpoint, and the game page and its board, is called by every kind of caller (each
+seat, a staff member without a seat, an anonymous client) and every response is kept.
+The tests then hold each response against the engine's state at that moment, rebuilt
+from the seed and the log.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from random import Random
@@ -20,7 +23,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.db import transaction
-from django.test import override_settings
+from django.test import Client, override_settings
 from pytest_django import DjangoDbBlocker
 from rest_framework.test import APIClient
 
@@ -39,6 +42,7 @@ from games.engine import resign as engine_resign
 from games.engine.actions import RESIGN, action_type
 from games.models import Event, Game
 from games.store import replay_one
+from tests.cardtable import public_cards
 from tests.clients import authenticate
 from tests.factories import UserFactory
 from tests.games.conftest import game_url
@@ -88,8 +92,20 @@ class Trace:
 class Recorder:
     """Calls endpoints as the trace's viewers and keeps every response."""
 
-    def __init__(self, trace: Trace, clients: dict[Viewer, APIClient]) -> None:
-        self.trace, self.clients = trace, clients
+    def __init__(
+        self, trace: Trace, clients: dict[Viewer, APIClient], pages: dict[Viewer, Client]
+    ) -> None:
+        self.trace, self.clients, self.pages = trace, clients, pages
+
+    def page(self, viewer: Viewer, version: int, path: str) -> Seen:
+        """A page (its HTML as ``text``, ``body`` None), as the viewer's browser gets it."""
+        response = self.pages[viewer].get(f"/games/{self.trace.game_id}/{path}")
+        seen = Seen(
+            version, viewer, f"page:{path}", response.status_code, None, response.content.decode()
+        )
+        assert seen.status == 200, seen
+        self.trace.seen.append(seen)
+        return seen
 
     def get(self, viewer: Viewer, version: int, what: str, query: Any = None) -> Seen:
         path = game_url(self.trace.game_id, what) if what != "list" else "/api/v1/games/"
@@ -120,6 +136,9 @@ class Recorder:
             self.get(viewer, version, "wait", {"after": version, "timeout": 0})
             if viewer != "anonymous":
                 self.get(viewer, version, "decision")
+            self.page(viewer, version, "board/")
+            if anonymous:
+                self.page(viewer, version, "")
         self.get(0, version, "list")
 
 
@@ -204,11 +223,14 @@ def trace(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Trace:
         for player in players[1:]:
             services.game_join(game=game, user=player)
         clients: dict[Viewer, APIClient] = {"anonymous": APIClient()}
+        pages: dict[Viewer, Client] = {"anonymous": Client()}
         signed_in: list[tuple[Viewer, User]] = [*enumerate(players), ("staff", staff)]
         for viewer, user in signed_in:
             clients[viewer] = APIClient()
             authenticate(clients[viewer], user)
-        recorder = Recorder(Trace(game.pk), clients)
+            pages[viewer] = Client()
+            pages[viewer].force_login(user)
+        recorder = Recorder(Trace(game.pk), clients, pages)
         play(recorder, clients["staff"])
         read_back(recorder.trace, recorder, clients["staff"])
         transaction.set_rollback(True)
@@ -335,6 +357,33 @@ def test_no_response_during_play_shows_another_seats_hand(trace: Trace) -> None:
             assert view["hand"] == own, seen
         for node in walk(seen.body):
             assert not (isinstance(node, dict) and "hands" in node), seen
+
+
+HAND = re.compile(r'<ul class="hand" id="hand"[^>]*>(.*?)</ul>', re.S)
+CARD = re.compile(r'data-card="([a-z_]+)"')
+PICTURE = re.compile(r'<use href="[^"]*#([a-z_]+)"></use>')
+
+
+def test_no_page_during_play_draws_another_seats_hand_or_a_card_it_may_not_see(
+    trace: Trace,
+) -> None:
+    """The game page and its board: the hand drawn is the viewer's own, and every other
+    card picture is one the viewer's observation shows in public."""
+    pages = 0
+    for seen in trace.during_play():
+        if not seen.what.startswith("page:"):
+            continue
+        state = trace.states[seen.version]
+        view = observe(state, seen.seat)
+        hand = HAND.search(seen.text)
+        drawn = CARD.findall(hand.group(1)) if hand else []
+        assert drawn == view["hand"], (seen.viewer, seen.version)
+        elsewhere = HAND.sub("", seen.text)
+        assert CARD.findall(elsewhere) == [], seen.viewer
+        pictures = Counter(p for p in PICTURE.findall(elsewhere) if p not in ("back", "lock"))
+        assert not pictures - public_cards(view), (seen.viewer, seen.version)
+        pages += 1
+    assert pages > 100
 
 
 def test_no_response_during_play_shows_the_deck_order(trace: Trace) -> None:
