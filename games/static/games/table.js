@@ -38,10 +38,7 @@ function title() {
 
 if (sound) {
   sound.hidden = false;
-  const show = (on) => {
-    sound.setAttribute("aria-pressed", String(on));
-    sound.textContent = on ? sound.dataset.on : sound.dataset.off;
-  };
+  const show = (on) => sound.setAttribute("aria-pressed", String(on)); // the label stays
   show(window.localStorage.getItem("cya-sound") === "on");
   // A browser plays sound only after the reader has interacted with the page: the
   // audio is made at the first tap or key (the switch's own included).
