@@ -66,7 +66,7 @@ if (form) {
     }
     links();
     history.replaceState(null, "", form.action + "?" + q);
-    fetch(form.dataset.board + "?" + q, { credentials: "same-origin" })
+    return fetch(form.dataset.board + "?" + q, { credentials: "same-origin" })
       .then((response) => response.text())
       .then((html) => {
         const board = document.getElementById("replay-board");
@@ -87,29 +87,43 @@ if (form) {
     if (String(next) !== slider.value) {
       slider.value = String(next);
     }
-    show();
+    return show();
   }
 
   function pause() {
-    window.clearInterval(timer);
+    window.clearTimeout(timer);
     timer = null;
     playButton.setAttribute("aria-pressed", "false");
     playButton.textContent = playButton.dataset.play;
   }
 
-  function start() {
-    if (Number(slider.value) >= last) {
-      go(0);
+  // Autoplay shows every step: the next is asked for once this one is drawn, after the
+  // chosen pause, so a slow answer delays the play rather than skipping steps.
+  function tick() {
+    if (!timer) {
+      return;
     }
+    if (Number(slider.value) >= last) {
+      pause();
+      return;
+    }
+    go(Number(slider.value) + 1).then(() => {
+      if (timer) {
+        timer = window.setTimeout(tick, Number(speed.value));
+      }
+    });
+  }
+
+  function start() {
     playButton.setAttribute("aria-pressed", "true");
     playButton.textContent = playButton.dataset.pause;
-    timer = window.setInterval(() => {
-      if (Number(slider.value) >= last) {
-        pause();
-      } else {
-        go(Number(slider.value) + 1);
+    const from = Number(slider.value) >= last ? go(0) : Promise.resolve();
+    timer = -1; // playing, until the first step is due
+    from.then(() => {
+      if (timer) {
+        timer = window.setTimeout(tick, Number(speed.value));
       }
-    }, Number(speed.value));
+    });
   }
 
   document.getElementById("autoplay").hidden = false;
