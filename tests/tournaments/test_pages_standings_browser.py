@@ -34,18 +34,21 @@ def test_a_visitor_goes_back_to_a_day_and_back_to_now_by_keyboard_on_a_phone(
     first = page.locator("table.standings tbody tr").first
     expect(first).to_contain_text("Bob")
 
-    page.get_by_label("Standings as of").focus()
+    page.get_by_text("Audit trail: as recorded at an earlier time").focus()
+    page.keyboard.press("Enter")  # the audit clock folds away under its summary
+    page.get_by_label("As recorded at the end of", exact=True).focus()
     page.keyboard.type("05012024")  # Chromium's en-US date field: month, day, year
     page.keyboard.press("Enter")
 
-    expect(page.get_by_role("heading", name="As of May 1, 2024")).to_be_visible()
+    heading = "Every game played so far · as recorded at the end of May 1, 2024"
+    expect(page.get_by_role("heading", name=heading)).to_be_visible()
     expect(first).to_contain_text("Alice")
-    expect(page.get_by_label("Standings as of")).to_have_value("2024-05-01")
+    expect(page.get_by_label("As recorded at the end of", exact=True)).to_have_value("2024-05-01")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
 
     back = page.get_by_role("link", name="Back to now")
     back.focus()
     page.keyboard.press("Enter")
 
-    expect(page.get_by_role("heading", name="Now", exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="Every game played so far", exact=True)).to_be_visible()
     expect(first).to_contain_text("Bob")

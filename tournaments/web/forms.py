@@ -6,10 +6,12 @@ A service's refusal (a DomainError) is shown beside the field it names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 from django import forms
+from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 
 from cya_site.forms import PageForm
@@ -153,12 +155,57 @@ class DayField(forms.DateField):
             ) from None
 
 
-class AsOfForm(PageForm):
-    """The day whose end the standings are shown at; empty for now."""
+class StandingsForm(PageForm):
+    """The two clocks of a standings page: after which night (a season) or round (a
+    tournament) by when games were played, and, for the audit trail, as recorded at the
+    end of which day. Every field empty: everything played, as recorded now."""
 
+    after_night = forms.TypedChoiceField(
+        label=_("After the night of"),
+        required=False,
+        coerce=dt.date.fromisoformat,
+        empty_value=None,
+        help_text=_("The games played up to that night, whenever they were typed in."),
+    )
+    after_round = forms.TypedChoiceField(
+        label=_("After round"), required=False, coerce=int, empty_value=None
+    )
     as_of = DayField(
-        label=_("Standings as of"),
+        label=_("As recorded at the end of"),
         required=False,
         widget=forms.DateInput(attrs={"type": "date"}),
-        help_text=_("As they stood at the end of that day. Leave empty for now."),
+        help_text=_(
+            "For the audit trail: the results as they were entered by the end of that "
+            "day, before any later correction. Leave empty for now."
+        ),
     )
+
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None,
+        *,
+        nights: Sequence[dt.date] = (),
+        rounds: int = 0,
+    ) -> None:
+        super().__init__(data)
+        if nights:
+            everything = [("", _("Every night so far"))]
+            days = [(d.isoformat(), formats.date_format(d, "DATE_FORMAT")) for d in nights]
+            cast(forms.ChoiceField, self.fields["after_night"]).choices = [*everything, *days]
+        else:
+            del self.fields["after_night"]
+        if rounds:
+            numbers = [(str(n), str(n)) for n in range(1, rounds + 1)]
+            choices = [("", _("Every round so far")), *numbers]
+            cast(forms.ChoiceField, self.fields["after_round"]).choices = choices
+        else:
+            del self.fields["after_round"]
+
+    def clock(self) -> dict[str, Any]:
+        """The clock of play asked for: ``after_night`` and ``after_round``, or None."""
+        # the fields that are valid still count when another one is refused
+        data = self.cleaned_data if self.is_bound and self.errors is not None else {}
+        return {
+            "after_night": data.get("after_night"),
+            "after_round": data.get("after_round"),
+        }

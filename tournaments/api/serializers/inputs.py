@@ -173,7 +173,27 @@ class TournamentCreateInputSerializer(StrictInputSerializer):
 
 
 class StandingsQuerySerializer(StrictInputSerializer):
-    as_of = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    after_night = serializers.DateField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A season's standings after the night of this date: the games played "
+        "up to it, whenever they were recorded",
+    )
+    after_round = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=1000,
+        help_text="A tournament's standings after this round",
+    )
+    as_of = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="As recorded at this moment: the audit trail, before later corrections",
+    )
     night = IdField(
         required=False, allow_null=True, default=None, help_text="One game night of a season"
     )
