@@ -231,6 +231,13 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             organisers_only(201),
         ),
         ("a night's rounds", "get", f"/api/v1/nights/{night}/rounds/", None, PUBLIC),
+        (
+            "the organiser's desk",
+            "get",
+            f"/api/v1/nights/{night}/desk/",
+            None,
+            organisers_only(200),
+        ),
         ("read a competition", "get", f"/api/v1/competitions/{comp}/", None, PUBLIC),
         ("list competitors", "get", f"/api/v1/competitions/{comp}/competitors/", None, PUBLIC),
         (
@@ -310,7 +317,8 @@ NAMES = (
     "read a season", "add a night", "read a night", "start a digital table",
     "open a recorded table", "roster", "put a player on the roster", "read a roster member",
     "link a guest to an account", "check-ins", "check a player in", "check a player out",
-    "draw the seating", "a night's rounds", "read a competition", "list competitors",
+    "draw the seating", "a night's rounds", "the organiser's desk", "read a competition",
+    "list competitors",
     "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
     "score sheet", "enter a round", "vote on a round", "correct a round", "list tournaments",
@@ -359,6 +367,7 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
+        "night-desk",
     }  # fmt: skip
     assert routes == covered
 

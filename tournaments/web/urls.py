@@ -3,11 +3,12 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, nights, sheets, standings, tournaments
+from tournaments.web import desk, leagues, nights, sheets, standings, tournaments
 
 urlpatterns = [
     *leagues.urlpatterns,
     *nights.urlpatterns,
+    *desk.urlpatterns,
     *sheets.urlpatterns,
     *tournaments.urlpatterns,
     *standings.urlpatterns,

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from cya_site.errors import DomainError
 from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
-from tournaments import nights, recording, services, tables
+from tournaments import desk, nights, recording, services, tables
 from tournaments.api.serializers.inputs import (
     CheckInInputSerializer,
     DrawInputSerializer,
@@ -21,6 +21,7 @@ from tournaments.api.serializers.inputs import (
 )
 from tournaments.api.serializers.outputs import (
     CheckInSerializer,
+    DeskSerializer,
     NightRoundSerializer,
     NightSerializer,
 )
@@ -131,3 +132,27 @@ class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
         return Response(
             NightRoundSerializer(tables.night_rounds(self.get_object()), many=True).data
         )
+
+    @extend_schema(responses={200: DeskSerializer})
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def desk(self, request: Request, pk: str) -> Response:
+        """The organiser's desk (organisers): counts, and every table of the round in play
+        by state; the disputed ones each name the round to settle."""
+        night = self.get_object()
+        services.require_organiser(night.season.competition, signed_in(request))
+        found = desk.night_desk(night)
+        counts = {
+            "playing": len(found.playing),
+            "waiting": len(found.waiting),
+            "disputed": len(found.disputed),
+            "finished": len(found.finished),
+        }
+        body = {
+            "checked_in": found.checked_in,
+            "seated": found.seated,
+            "rounds": found.rounds,
+            "current": found.current,
+            "tables": counts,
+            "disputed": found.disputed,
+        }
+        return Response(DeskSerializer(body).data)
