@@ -237,6 +237,7 @@ STORED_CHOICES: dict[tuple[str, str], list[str]] = {
     ("tournaments.ScoreRecord", "kind"): ["enter", "correct", "void"],
     ("tournaments.ScoreRecord", "status"): ["pending", "confirmed", "disputed"],
     ("tournaments.ScoreVote", "verdict"): ["confirm", "dispute"],
+    ("tournaments.RoundClock", "policy"): ["finish_round", "stop"],
     ("accounts.User", "language"): ["en", "de"],
 }
 STORED_DEFAULTS: dict[tuple[str, str], str] = {

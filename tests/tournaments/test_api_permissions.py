@@ -238,6 +238,20 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             None,
             organisers_only(200),
         ),
+        (
+            "the round clock",
+            "get",
+            f"/api/v1/nights/{night}/clock/",
+            None,
+            dict.fromkeys(ROLES, (204, None)),  # none runs yet
+        ),
+        (
+            "start the round clock",
+            "post",
+            f"/api/v1/nights/{night}/clock/",
+            {"action": "start"},
+            organisers_only(409),  # allowed, but nothing is drawn yet
+        ),
         ("read a competition", "get", f"/api/v1/competitions/{comp}/", None, PUBLIC),
         ("list competitors", "get", f"/api/v1/competitions/{comp}/competitors/", None, PUBLIC),
         (
@@ -317,7 +331,8 @@ NAMES = (
     "read a season", "add a night", "read a night", "start a digital table",
     "open a recorded table", "roster", "put a player on the roster", "read a roster member",
     "link a guest to an account", "check-ins", "check a player in", "check a player out",
-    "draw the seating", "a night's rounds", "the organiser's desk", "read a competition",
+    "draw the seating", "a night's rounds", "the organiser's desk", "the round clock",
+    "start the round clock", "read a competition",
     "list competitors",
     "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
@@ -367,7 +382,7 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
-        "night-desk",
+        "night-desk", "night-clock",
     }  # fmt: skip
     assert routes == covered
 

@@ -17,6 +17,8 @@ from django.utils.translation import gettext_lazy as _
 from cya_site.forms import PageForm
 from games.web.rules import RulesForm
 from tournaments import nights
+from tournaments.clocks import MAX_MINUTES
+from tournaments.models import RoundClock
 from tournaments.ranking import CRITERIA
 from tournaments.services import MAX_BEST_OF
 
@@ -209,3 +211,29 @@ class StandingsForm(PageForm):
             "after_night": data.get("after_night"),
             "after_round": data.get("after_round"),
         }
+
+
+class ClockForm(PageForm):
+    """The organiser's round clock: its length and end policy when starting, the minutes
+    to add when extending; the button pressed names the action."""
+
+    action = forms.ChoiceField(
+        choices=[(a, a) for a in ("start", "pause", "resume", "extend")],
+        widget=forms.HiddenInput,
+    )
+    minutes = forms.IntegerField(
+        label=_("Minutes"), min_value=1, max_value=MAX_MINUTES, required=False, initial=75
+    )
+    policy = forms.ChoiceField(
+        label=_("At time"),
+        choices=[
+            (RoundClock.Policy.FINISH_ROUND, _("finish the round in play")),
+            (RoundClock.Policy.STOP, _("stop at once")),
+        ],
+        initial=RoundClock.Policy.FINISH_ROUND,
+        required=False,
+        widget=forms.RadioSelect,
+    )
+
+    def clean_policy(self) -> str:
+        return self.cleaned_data.get("policy") or RoundClock.Policy.FINISH_ROUND

@@ -10,7 +10,7 @@ from rest_framework import serializers
 from cya_site.serializers import IdField, StrictInputSerializer
 from games.api.rules import RuleOptionsField, rules_build
 from games.engine import PRESETS
-from tournaments.models import ScoreVote, Tournament
+from tournaments.models import RoundClock, ScoreVote, Tournament
 from tournaments.ranking import CRITERIA
 from tournaments.services import MAX_BEST_OF
 
@@ -198,3 +198,21 @@ class StandingsQuerySerializer(StrictInputSerializer):
         required=False, allow_null=True, default=None, help_text="One game night of a season"
     )
     format = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
+
+
+class ClockInputSerializer(StrictInputSerializer):
+    """What an organiser does to the round clock of a night's round in play."""
+
+    action = serializers.ChoiceField(choices=["start", "pause", "resume", "extend"])
+    minutes = serializers.IntegerField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="start: the round's length (default 75); extend: the minutes to add",
+    )
+    policy = serializers.ChoiceField(
+        choices=RoundClock.Policy.choices,
+        required=False,
+        default=RoundClock.Policy.FINISH_ROUND,
+        help_text="start: at time, finish the round in play, or stop at once",
+    )

@@ -105,6 +105,21 @@ class DeskSerializer(serializers.Serializer[Any]):
     disputed = TableSerializer(many=True, help_text="The tables that need the organiser")
 
 
+class ClockSerializer(serializers.Serializer[Any]):
+    """A round clock as read now from the server's clock."""
+
+    round = serializers.IntegerField(help_text="The night's round it times")
+    length_seconds = serializers.IntegerField(help_text="With the extensions")
+    policy = serializers.CharField(help_text="finish_round or stop")
+    policy_text = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    paused = serializers.BooleanField()
+    remaining_seconds = serializers.IntegerField(help_text="Never below 0")
+    expired = serializers.BooleanField()
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="None while paused")
+    at_time = serializers.CharField(help_text="What the policy means once time is up")
+
+
 class NightSerializer(serializers.ModelSerializer[GameNight]):
     class Meta:
         model = GameNight
