@@ -55,8 +55,10 @@ def names_in_order(html: bytes) -> list[str]:
 
 
 def row_of(html: bytes, name: str) -> str:
-    """The visible text of a player's row in the standings table."""
+    """The visible text of a player's row in the standings table (on a wide screen: the
+    phone's "More" cell repeats the row's other columns)."""
     body = html.decode().split('<table class="standings">')[1]
+    body = re.sub(r'<td class="tap">.*?</td>', "", body, flags=re.S)
     return next(text(r) for r in re.findall(r"<tr>(.*?)</tr>", body, re.S) if name in r)
 
 
