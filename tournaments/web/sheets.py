@@ -36,7 +36,7 @@ POLL_SECONDS = 5
 # A typed amount at or above this is read as dollars, below it as thousands: no deck is
 # worth more than $1,387,000, so no amount in thousands reaches it (RULES.md 1.4).
 DOLLARS_FROM = 10_000
-SEAT_ERRORS = ("impossible_dollars", "negative_dollars", "not_enough_cards")
+SEAT_ERRORS = ("impossible_dollars", "dollars_above_deck", "negative_dollars", "not_enough_cards")
 
 
 class RoundForm(PageForm):
