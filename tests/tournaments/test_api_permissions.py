@@ -157,6 +157,13 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             organisers_only(200),
         ),
         (
+            "change the league's settings",
+            "post",
+            f"/api/v1/leagues/{league}/settings/",
+            {"organiser_entries_settle": False},
+            organisers_only(200),
+        ),
+        (
             "start a season",
             "post",
             f"/api/v1/leagues/{league}/seasons/",
@@ -327,7 +334,8 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
 
 
 NAMES = (
-    "list leagues", "read a league", "create a league", "add an organiser", "start a season",
+    "list leagues", "read a league", "create a league", "add an organiser",
+    "change the league's settings", "start a season",
     "read a season", "add a night", "read a night", "start a digital table",
     "open a recorded table", "roster", "put a player on the roster", "read a roster member",
     "link a guest to an account", "check-ins", "check a player in", "check a player out",
@@ -382,7 +390,7 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
-        "night-desk", "night-clock",
+        "night-desk", "night-clock", "league-change-settings",
     }  # fmt: skip
     assert routes == covered
 

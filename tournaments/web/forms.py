@@ -57,8 +57,20 @@ class LeagueForm(RulesForm):
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
+    organiser_entries_settle = forms.BooleanField(
+        label=_("An organiser's entry counts at once"),
+        required=False,
+        help_text=_(
+            "Unticked, the table's players confirm what an organiser entered, as any entry; "
+            "the organiser can still settle it."
+        ),
+    )
 
-    field_order = ("name", "slug", "description")
+    field_order = ("name", "slug", "description", "organiser_entries_settle")
+
+
+class LeagueSettingsForm(PageForm):
+    organiser_entries_settle = LeagueForm.base_fields["organiser_entries_settle"]
 
 
 class SeasonForm(PageForm):

@@ -35,6 +35,19 @@ class LeagueCreateInputSerializer(StrictInputSerializer):
     slug = serializers.SlugField(max_length=60)
     description = serializers.CharField(required=False, default="", allow_blank=True)
     rules = RulesInputSerializer(required=False, default=dict)
+    organiser_entries_settle = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="An organiser's entry of a round counts at once (default: the table's "
+        "players confirm it, and the organiser can settle it)",
+    )
+
+
+class LeagueSettingsInputSerializer(StrictInputSerializer):
+    organiser_entries_settle = serializers.BooleanField(
+        help_text="An organiser's entry of a round counts at once; false: the table's "
+        "players confirm it, and the organiser can settle it"
+    )
 
 
 class OrganiserInputSerializer(StrictInputSerializer):

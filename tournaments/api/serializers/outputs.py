@@ -149,6 +149,7 @@ class LeagueSerializer(serializers.ModelSerializer[League]):
             "slug",
             "description",
             "rules",
+            "organiser_entries_settle",
             "organisers",
             "seasons",
             "created_at",
