@@ -8,16 +8,24 @@ from pytest_django import Settings
 from accounts.management.commands.rundev import (
     loopback_webhooks_allow,
     port_check,
-    worker_command,
+    worker_commands,
 )
 
 
-def test_rundev_starts_one_worker_with_embedded_beat() -> None:
-    command = worker_command()
+def _option(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
 
-    assert command[1:5] == ["-m", "celery", "--app", "cya_site"]
-    assert "--beat" in command
-    assert command[command.index("--concurrency") + 1] == "1"
+
+def test_rundev_starts_an_interactive_worker_with_beat_and_a_niced_batch_worker() -> None:
+    interactive, batch = worker_commands()
+
+    assert interactive[1:5] == ["-m", "celery", "--app", "cya_site"]
+    assert _option(interactive, "--queues") == "interactive"
+    assert "--beat" in interactive
+    assert batch[:3] == ["nice", "-n", "10"]
+    assert _option(batch, "--queues") == "batch,outbound"
+    assert "--beat" not in batch
+    assert _option(interactive, "--hostname") != _option(batch, "--hostname")
 
 
 def test_rundev_refuses_a_port_in_use_naming_it_and_the_way_out() -> None:
