@@ -129,6 +129,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Set before any task is sent, so Celery builds its queues with it.
     celery_app.conf.task_default_queue = TEST_QUEUE
     celery_app.conf.task_routes = {}  # every latency class too (tests/celery_app.py)
+    # The live server of the browser tests is a WSGI server: let it serve the game page's
+    # stream and waits, as production's never does (tests/games/test_waits.py)
+    settings.WAITS_ON_WSGI = True
     # Here, and for the workers and servers tests start (they read the environment).
     settings.WEBHOOK_ALLOWED_NETWORKS = WEBHOOK_NETWORKS
     os.environ["WEBHOOK_ALLOWED_NETWORKS"] = ",".join(WEBHOOK_NETWORKS)

@@ -14,9 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from cya_site import queues
 
-# Django's autoreloader runs the server in a child process with this variable set; the
-# worker belongs to the outer process only, or each reload would start another one.
-_RELOADER_CHILD = "RUN_MAIN"
+# The packages uvicorn watches to reload the server (never var/, where the broker writes).
+RELOAD_DIRS = ("accounts", "bots", "cya_site", "games", "tournaments", "locale")
 # make run's webhook bots and receivers listen on this machine (cya_site.outbound).
 WEBHOOK_NETWORKS = "WEBHOOK_ALLOWED_NETWORKS"
 LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
@@ -46,6 +45,22 @@ def _celery_worker(name: str, names: list[str], *, concurrency: int) -> list[str
         "--queues", ",".join(names), "--hostname", f"{name}@%h",
         "--concurrency", str(concurrency), "--loglevel", "INFO",
     ]  # fmt: skip
+
+
+def server_command(addrport: str, *, reload: bool) -> list[str]:
+    """The web server as ``make run`` starts it: uvicorn serving the ASGI application, as
+    production serves waits and streams (on the event loop, no thread held per wait),
+    and here everything else too; reloaded when the code changes."""
+    host, _, port = addrport.rpartition(":")
+    command = [
+        sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
+        "--host", host.strip("[]") or "127.0.0.1", "--port", port,
+    ]  # fmt: skip
+    if reload:
+        command.append("--reload")
+        for name in RELOAD_DIRS:
+            command += ["--reload-dir", str(settings.BASE_DIR / name)]
+    return command
 
 
 def loopback_webhooks_allow() -> None:
@@ -82,7 +97,8 @@ class Command(BaseCommand):
     help = (
         "Check the port is free, load the demo data, start the Celery workers (interactive "
         "work with beat; batch and outbound work, niced) on the configured broker, and "
-        "serve on 127.0.0.1:8000 until stopped. Webhooks may reach loopback unless "
+        "serve on 127.0.0.1:8000 (uvicorn, the ASGI application) until stopped. Webhooks "
+        "may reach loopback unless "
         "WEBHOOK_ALLOWED_NETWORKS is set."
     )
 
@@ -92,10 +108,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, addrport: str, noreload: bool, **options: Any) -> None:
         loopback_webhooks_allow()
-        if os.environ.get(_RELOADER_CHILD) == "true":
-            call_command("runserver", addrport, use_reloader=True)
-            return
-        # Before anything starts: runserver would report a taken port only after the
+        # Before anything starts: the server would report a taken port only after the
         # workers were up, in the middle of their log.
         port_check(addrport)
         host, _, port = addrport.rpartition(":")
@@ -103,7 +116,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Starting the Celery workers on {settings.CELERY_BROKER_URL}")
         workers = [subprocess.Popen(c, cwd=settings.BASE_DIR) for c in worker_commands()]
         try:
-            call_command("runserver", addrport, use_reloader=not noreload)
+            subprocess.run(server_command(addrport, reload=not noreload), cwd=settings.BASE_DIR)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C stops the server; the workers are stopped below
         finally:
             for worker in workers:
                 worker.terminate()
