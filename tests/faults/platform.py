@@ -90,7 +90,9 @@ class Platform:
         python = [sys.executable, "-m"]
         if name.startswith("worker"):
             node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
+            # one worker for every latency class (cya_site.queues), as a small deployment
             return [*python, "celery", "--app", "cya_site", "worker", "--hostname", node,
+                    "--queues", "interactive,batch,outbound",
                     "--concurrency", "2", "--loglevel", "INFO"]  # fmt: skip
         if name == "beat":
             schedule = str(self.directory / "beat-schedule")
@@ -228,7 +230,9 @@ class Platform:
 
         client = Celery("faults", broker=self.redis.url, backend=self.redis.url)
         try:
-            return str(client.send_task("cya_site.ping").get(timeout=60))
+            # on the queue the settings route it to (cya_site.queues)
+            sent = client.send_task("cya_site.ping", queue="interactive")
+            return str(sent.get(timeout=60))
         finally:
             client.close()
 
