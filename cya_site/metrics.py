@@ -35,6 +35,8 @@ from prometheus_client.django import PrometheusDjangoView
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from cya_site import backlog
+
 log = logging.getLogger(__name__)
 
 MULTIPROCESS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
@@ -130,11 +132,11 @@ def clear_multiprocess_dir(path: str) -> int:
 
 class _Live(Collector):
     """What the database and the broker hold now: matches by kind and status, whether
-    the database answered, and the length of each Celery queue."""
+    the database answered, and each Celery queue's length and oldest task's age."""
 
     def collect(self) -> Iterator[Metric]:
         yield from _database_families()
-        yield _queue_family()
+        yield from _queue_families()
 
 
 def _database_families() -> Iterator[Metric]:
@@ -162,48 +164,22 @@ def read_at_scrape(reader: Callable[[], Iterable[Metric]]) -> None:
         _from_database.append(reader)
 
 
-def _queue_family() -> Metric:
-    family = GaugeMetricFamily(
+def _queue_families() -> Iterator[Metric]:
+    length = GaugeMetricFamily(
         "cya_celery_queue_length",
-        "Tasks waiting in each Celery queue (Redis list lengths; -1 if Redis did not answer).",
+        "Tasks waiting in each Celery queue (-1 if the broker did not answer).",
         labels=["queue"],
     )
-    for queue, length in queue_lengths(_queue_names()):
-        family.add_metric([queue], length)
-    return family
-
-
-def _queue_names() -> list[str]:
-    from cya_site.celery import app
-
-    names = {app.conf.task_default_queue or "celery"}
-    for queue in app.conf.task_queues or ():
-        names.add(queue.name)
-    return sorted(names)
-
-
-def queue_lengths(names: Iterable[str]) -> list[tuple[str, int]]:
-    """Each queue's waiting tasks. With Redis, a queue is a list of that name; the
-    embedded filesystem broker keeps one file per message in its queue folder."""
-    names = list(names)
-    if not settings.REDIS_URL:
-        folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
-        waiting = sum(1 for _ in folder.glob("*.msg")) if folder.is_dir() else 0
-        return [(name, waiting) for name in names]
-    import redis
-
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-    try:
-        with client.pipeline(transaction=False) as pipe:
-            for name in names:
-                pipe.llen(name)
-            lengths = pipe.execute()
-    except redis.RedisError as error:
-        log.warning("metrics: Redis did not answer: %s", error)
-        return [(name, -1) for name in names]
-    finally:
-        client.close()
-    return [(name, int(n)) for name, n in zip(names, lengths, strict=True)]
+    oldest = GaugeMetricFamily(
+        "cya_celery_queue_oldest_seconds",
+        "Seconds the oldest task waiting in each Celery queue has waited (0 when empty).",
+        labels=["queue"],
+    )
+    for found in backlog.backlogs():
+        length.add_metric([found.queue], found.depth)
+        oldest.add_metric([found.queue], found.oldest_seconds or 0.0)
+    yield length
+    yield oldest
 
 
 class _Registered(Collector):

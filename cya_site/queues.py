@@ -4,9 +4,10 @@ Every task names its class here, in one table the settings turn into Celery's
 ``task_routes`` (STYLE section 6: routes in settings, never at the call site):
 
 - ``interactive``: a person is waiting for it: a bot's move at a people's table, a
-  decision's deadline, the quick sweeps that resend those;
-- ``batch``: the ladder's and bot tournaments' matches (in slices of one game each),
-  a new version's validation (its handshake and its game, one task) and the slow sweeps;
+  decision's deadline; and beat's short housekeeping (the sweeps, the ladder's schedule);
+- ``batch``: the ladder's and bot tournaments' matches (in slices of about
+  MATCH_SLICE_SECONDS), a new version's validation (its handshake and its game, one
+  task), tournaments' rounds and the result sync;
 - ``outbound``: clubs' webhooks, which wait on other people's servers.
 
 Workers are started per class (docs/operations.md, "Processes"; ``make run`` starts the
@@ -28,10 +29,12 @@ TASK_CLASSES: Mapping[str, str] = {
     "games.enforce_deadline": INTERACTIVE,
     "games.sweep_deadlines": INTERACTIVE,
     "cya_site.ping": INTERACTIVE,
+    # beat's housekeeping is short, and must not wait behind the matches it schedules
+    # and resends: a busy ladder would look like a missing beat (cya_site.status)
+    "bots.schedule_ladder": INTERACTIVE,
+    "bots.sweep": INTERACTIVE,
     "bots.play_match": BATCH,
     "bots.validate_version": BATCH,
-    "bots.schedule_ladder": BATCH,
-    "bots.sweep": BATCH,
     "tournaments.play_round": BATCH,
     "tournaments.round_finished": BATCH,
     "tournaments.take_result": BATCH,
