@@ -18,20 +18,14 @@ Labels are bounded sets: a route is its URL pattern, never a path with ids in it
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import logging
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
-from django.conf import settings
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponseBase, JsonResponse
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
-from prometheus_client.django import PrometheusDjangoView
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -198,42 +192,3 @@ def registry() -> CollectorRegistry:
         scraped.register(_Registered())
     scraped.register(_Live())
     return scraped
-
-
-# --- /metrics -------------------------------------------------------------------------
-
-
-def allowed(request: HttpRequest) -> bool:
-    """Whether the request may scrape: it bears ``METRICS_TOKEN``, or comes from one of
-    ``METRICS_ALLOWED_NETWORKS``. Neither set: nobody may (the default)."""
-    token: str = settings.METRICS_TOKEN
-    if token:
-        sent = request.headers.get("Authorization", "")
-        if hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
-            return True
-    networks: list[str] = settings.METRICS_ALLOWED_NETWORKS
-    if networks:
-        try:
-            address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
-        except ValueError:
-            return False
-        return any(address in ipaddress.ip_network(network) for network in networks)
-    return False
-
-
-class MetricsView(PrometheusDjangoView):
-    """``GET /metrics``: the library's view, behind ``allowed``."""
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if not allowed(request):
-            from cya_site.errors import ApiError
-
-            message = (
-                "Metrics are only for the configured scrapers: send the METRICS_TOKEN as a "
-                "bearer token, or scrape from one of METRICS_ALLOWED_NETWORKS."
-            )
-            error = ApiError(403, "metrics_forbidden", message)
-            return JsonResponse(error.body(), status=403)
-        self.registry = registry()
-        response: HttpResponseBase = super().dispatch(request, *args, **kwargs)
-        return response
