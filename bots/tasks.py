@@ -122,6 +122,18 @@ def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyp
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
 
 
+@shared_task(name="bots.check_turns", time_limit=30, soft_time_limit=20)
+def check_turns() -> int:
+    """Send again, within seconds of when it was due, each bot turn at a people's table
+    that did not come (bots.recovery.late_turns): people do not wait for the sweep."""
+    turns = recovery.late_turns(timezone.now())
+    for turn in turns:
+        dispatch.send(play_turn, turn)
+    if turns:
+        metrics.SWEEP_RESENT.labels("late_turn").inc(len(turns))
+    return len(turns)
+
+
 @shared_task(name="bots.schedule_ladder", time_limit=60, soft_time_limit=50)
 def schedule_ladder() -> int:
     """Keep the ladder's tables playing: start matches up to the configured number."""

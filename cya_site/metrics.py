@@ -72,8 +72,9 @@ MATCH_TRANSITIONS = Counter(
 )
 SWEEP_RESENT = Counter(
     "cya_sweep_resent_total",
-    "Work a sweep found left undone and sent again: match, validation, turn (bots.sweep) "
-    "and deadline (games.sweep_deadlines, the deadlines it enforced).",
+    "Work a sweep found left undone and sent again: match, validation, turn (bots.sweep), "
+    "deadline (games.sweep_deadlines, the deadlines it enforced) and late_turn "
+    "(bots.check_turns).",
     ["kind"],
 )
 WEBHOOK_SECONDS = Histogram(

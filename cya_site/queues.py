@@ -26,6 +26,7 @@ CLASSES = (INTERACTIVE, BATCH, OUTBOUND)
 # task name -> latency class; a test checks that every task of the app has one
 TASK_CLASSES: Mapping[str, str] = {
     "bots.play_turn": INTERACTIVE,
+    "bots.check_turns": INTERACTIVE,
     "games.enforce_deadline": INTERACTIVE,
     "games.sweep_deadlines": INTERACTIVE,
     "cya_site.ping": INTERACTIVE,

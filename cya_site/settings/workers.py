@@ -35,6 +35,11 @@ MATCH_SLICE_SECONDS = env_int("MATCH_SLICE_SECONDS", 5, minimum=0)
 # Bots at people's tables move one at a time, this long after the change before: people
 # follow their moves one by one (bots.tables).
 BOT_MOVE_DELAY_MS = env_int("BOT_MOVE_DELAY_MS", 800, minimum=0)
+# A bot turn at a people's table that has not come TURN_LATE_SECONDS after it was due (its
+# task lost to a broker restart or a dead worker) is sent again; beat looks for such turns
+# every TURN_CHECK_SECONDS (bots.check_turns), so people never wait for the sweep.
+TURN_CHECK_SECONDS = env_int("TURN_CHECK_SECONDS", 2, minimum=1)
+TURN_LATE_SECONDS = env_int("TURN_LATE_SECONDS", 3, minimum=1)
 # Recovery (cya_site.dispatch): every SWEEP_EVERY_SECONDS, work left undone by a crash or
 # an outage for more than SWEEP_AFTER_SECONDS (a match or a validation no worker holds, a
 # deadline whose task was lost) is sent again; at most SWEEP_BATCH of each kind per sweep.
@@ -49,6 +54,7 @@ CELERY_BEAT_SCHEDULE = {
     "results": {"task": "tournaments.sync_results", "schedule": float(SWEEP_EVERY_SECONDS)},
     "sweep": {"task": "bots.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
     "deadlines": {"task": "games.sweep_deadlines", "schedule": float(SWEEP_EVERY_SECONDS)},
+    "turns": {"task": "bots.check_turns", "schedule": float(TURN_CHECK_SECONDS)},
 }
 
 # Outgoing webhooks (bots' and clubs', cya_site.outbound) reach only public addresses, and

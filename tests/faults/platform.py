@@ -56,6 +56,7 @@ class Platform:
     var_dir: Path  # shared by the module's platforms: the collected static files
     web_port: int = field(default_factory=free_port)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    overrides: dict[str, str] = field(default_factory=dict)  # a test's own settings
 
     @property
     def database_url(self) -> str:
@@ -82,6 +83,7 @@ class Platform:
             "SWEEP_AFTER_SECONDS": "4",
             "BROKER_VISIBILITY_TIMEOUT": "10",
             "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",  # the test's bot servers
+            **self.overrides,
         }
 
     # --- processes ---------------------------------------------------------------------
