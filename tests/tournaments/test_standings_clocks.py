@@ -95,7 +95,7 @@ def test_the_wrong_clock_for_a_competition_is_refused_by_name(club: Club, api: A
 
     response = api.get(url, {"after_round": 2})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "wrong_clock"
     assert response.json()["details"] == {"after_round": "not for this competition"}
     assert api.get(url, {"after_night": "soon"}).json()["code"] == "invalid"
