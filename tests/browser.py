@@ -119,3 +119,11 @@ def open_page(
     for page in pages:
         page.context.close()
     assert not blocked, "the Content-Security-Policy blocked:\n" + "\n".join(blocked)
+
+
+def open_menu(page: Page) -> None:
+    """Unfold the site menu where it folds (below 600 px): its links, the account and the
+    language live behind the "Menu" button there."""
+    toggle = page.get_by_role("button", name="Menu", exact=True)
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()

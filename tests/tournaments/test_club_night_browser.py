@@ -15,6 +15,7 @@ from playwright.sync_api import Page, expect
 
 from games.engine import RuleSet
 from games.models import Game
+from tests.browser import open_menu
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 from tournaments import roster, services, tables
 from tournaments.models import GameNight, ScoreRecord
@@ -56,6 +57,7 @@ def night() -> GameNight:
 
 def test_a_club_night_runs_on_pages_alone(open_page: Callable[..., Page], night: GameNight) -> None:
     organiser = open_page(f"/nights/{night.pk}/")
+    open_menu(organiser)
     organiser.get_by_role("link", name="Sign in").first.click()
     sign_in(organiser, "olga")
     for name in NAMES:

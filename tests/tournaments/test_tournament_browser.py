@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from games.engine import RuleSet
-from tests.browser import DESKTOP
+from tests.browser import DESKTOP, open_menu
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 from tournaments import roster, services
 from tournaments.models import League, Tournament
@@ -48,6 +48,7 @@ def test_an_organiser_creates_and_starts_a_tournament_by_keyboard(
     open_page: Callable[..., Page], league: League
 ) -> None:
     page = open_page("/leagues/tuesday/")
+    open_menu(page)
     page.get_by_role("link", name="Sign in").first.click()
     sign_in(page, "olga")
     page.get_by_role("link", name="Create a tournament from the roster").focus()
