@@ -3,9 +3,10 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import desk, leagues, nights, sheets, standings, tournaments
+from tournaments.web import calendar, desk, leagues, nights, sheets, standings, tournaments
 
 urlpatterns = [
+    *calendar.urlpatterns,
     *leagues.urlpatterns,
     *nights.urlpatterns,
     *desk.urlpatterns,
