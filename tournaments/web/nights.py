@@ -164,11 +164,7 @@ def night_seating(request: HttpRequest, pk: int) -> HttpResponse:
     rounds = tables.night_rounds(night)
     wanted = request.GET.get("round", "")
     drawn = next((r for r in rounds if str(r.number) == wanted), rounds[-1] if rounds else None)
-    codes = {}
-    if drawn is not None:
-        for table in drawn.tables:
-            url = request.build_absolute_uri(reverse("sheet", args=[table.game]))
-            codes[table.game] = segno.make(url, error="m").svg_inline(scale=3, border=2)
+    codes = _codes(request, drawn)
     context = {"night": night, "league": night.season.league, "drawn": drawn, "codes": codes}
     return render(request, "tournaments/night_seating.html", context)
 
@@ -186,18 +182,28 @@ def night_projector_live(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/_projector_live.html", _projector(request, pk))
 
 
+def _codes(request: HttpRequest, drawn: tables.DrawnRound | None) -> dict[int, str]:
+    """A QR code per table of the round, opening its score sheet."""
+    codes = {}
+    for table in drawn.tables if drawn else ():
+        url = request.build_absolute_uri(reverse("sheet", args=[table.game]))
+        codes[table.game] = segno.make(url, error="m").svg_inline(scale=3, border=2, omitsize=True)
+    return codes
+
+
 def _projector(request: HttpRequest, pk: int) -> dict[str, Any]:
+    """Tonight's tables with their progress and a QR code each, tonight's standings and
+    the season's top ten, side by side on a wide screen."""
     night = _night(pk)
     rounds = tables.night_rounds(night)
+    current = rounds[-1] if rounds else None
     return {
         "night": night,
         "league": night.season.league,
-        "current": rounds[-1] if rounds else None,
-        "standings": [
-            row
-            for row in selectors.standings(night.season.competition, night=night)
-            if row["games"] or not rounds
-        ],
+        "current": current,
+        "codes": _codes(request, current),
+        "standings": selectors.standings(night.season.competition, night=night),
+        "season_top": selectors.standings(night.season.competition)[:10],
         "checked_in": CheckIn.objects.filter(night=night).count(),
         "refresh": PROJECTOR_REFRESH_SECONDS,
     }
