@@ -125,7 +125,7 @@ def test_bare_machine_gets_sqlite_and_the_filesystem_broker(
 
     assert loaded["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert loaded["DATABASES"]["default"]["NAME"] == str(tmp_path / "db.sqlite3")
-    assert loaded["CELERY_BROKER_URL"] == "filesystem://"
+    assert loaded["CELERY_BROKER_URL"] == "filesystem://localhost/"
     assert loaded["CELERY_BROKER_TRANSPORT"] == "cya_site.broker:Transport"
     options = loaded["CELERY_BROKER_TRANSPORT_OPTIONS"]
     assert options["data_folder_in"] == options["data_folder_out"]
