@@ -2,6 +2,7 @@ from cya_site.routes import Router
 from tournaments.api.views.competitions import CompetitionViewSet
 from tournaments.api.views.leagues import LeagueViewSet, MemberViewSet, SeasonViewSet
 from tournaments.api.views.nights import NightViewSet
+from tournaments.api.views.players import PlayerViewSet
 from tournaments.api.views.recorded import RecordedGameViewSet
 from tournaments.api.views.tournaments import TournamentViewSet
 
@@ -13,5 +14,6 @@ router.register("nights", NightViewSet, basename="night")
 router.register("competitions", CompetitionViewSet, basename="competition")
 router.register("recorded-games", RecordedGameViewSet, basename="recorded-game")
 router.register("tournaments", TournamentViewSet, basename="tournament")
+router.register("players", PlayerViewSet, basename="player")
 
 urlpatterns = router.urls

@@ -3,7 +3,7 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, nights, sheets, standings, tournaments
+from tournaments.web import leagues, nights, players, sheets, standings, tournaments
 
 urlpatterns = [
     *leagues.urlpatterns,
@@ -11,4 +11,5 @@ urlpatterns = [
     *sheets.urlpatterns,
     *tournaments.urlpatterns,
     *standings.urlpatterns,
+    *players.urlpatterns,
 ]
