@@ -21,6 +21,7 @@ from tournaments.models.competitions import Competition, Competitor
 from tournaments.models.entries import GameEntry, Result
 from tournaments.models.leagues import CheckIn, GameNight, League, Member, NightRound, Season
 from tournaments.models.ledger import ScoreRecord, ScoreVote
+from tournaments.models.quickplay import QueueTicket
 from tournaments.models.ratings import PersonRating, PersonRatingChange, RatingPool
 from tournaments.models.tournaments import Tournament, TournamentRound
 
@@ -37,6 +38,7 @@ __all__ = [
     "NightRound",
     "PersonRating",
     "PersonRatingChange",
+    "QueueTicket",
     "RatingPool",
     "Result",
     "ScoreRecord",

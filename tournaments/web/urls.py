@@ -3,7 +3,15 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, nights, players, sheets, standings, tournaments
+from tournaments.web import (
+    leagues,
+    nights,
+    players,
+    quickplay,
+    sheets,
+    standings,
+    tournaments,
+)
 
 urlpatterns = [
     *leagues.urlpatterns,
@@ -12,4 +20,5 @@ urlpatterns = [
     *tournaments.urlpatterns,
     *standings.urlpatterns,
     *players.urlpatterns,
+    *quickplay.urlpatterns,
 ]
