@@ -3,7 +3,15 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, nights, sheets, standings, tournaments
+from tournaments.web import (
+    leagues,
+    nights,
+    players,
+    quickplay,
+    sheets,
+    standings,
+    tournaments,
+)
 
 urlpatterns = [
     *leagues.urlpatterns,
@@ -11,4 +19,6 @@ urlpatterns = [
     *sheets.urlpatterns,
     *tournaments.urlpatterns,
     *standings.urlpatterns,
+    *players.urlpatterns,
+    *quickplay.urlpatterns,
 ]
