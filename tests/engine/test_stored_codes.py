@@ -244,6 +244,7 @@ STORED_CHOICES: dict[tuple[str, str], list[str]] = {
     ("tournaments.ScoreRecord", "status"): ["pending", "confirmed", "disputed"],
     ("tournaments.ScoreVote", "verdict"): ["confirm", "dispute"],
     ("tournaments.QueueTicket", "status"): ["waiting", "seated", "left"],
+    ("tournaments.RoundClock", "policy"): ["finish_round", "stop"],
     ("accounts.User", "language"): ["en", "de"],
 }
 STORED_DEFAULTS: dict[tuple[str, str], str] = {
