@@ -1,0 +1,275 @@
+"""Mutation testing by target, run by hand and never in CI (docs/testing.md, "Mutation testing").
+
+    make mutants PACKAGE=engine          # run mutmut over one target, then print its score
+    .venv/bin/python tools/mutants.py results engine   # the score and survivors again
+    .venv/bin/python tools/mutants.py show engine NAME # one mutant's diff
+
+A target is a ``[tool.cya-mutants.<target>]`` table in pyproject.toml: the files it mutates,
+the tests that should kill their mutants, the share of functions it samples, and the
+survivors explained as equivalent mutants (docs/testing.md gives the reason for each).
+
+mutmut 3 reads its settings from the pyproject.toml of the folder it runs in and keeps its
+mutants, results and test timings in that folder's ``mutants/``. So each target runs in
+its own folder, ``var/mutants/<target>/``: links to the packages, the tests and what the
+tests read, and a pyproject.toml that is the project's with a ``[tool.mutmut]`` table for
+the target. Results stay there between runs; mutmut retests what changed.
+
+Under mutmut each mutant's tests run in a forked process. ``tests/conftest.py`` gives each
+such process a test database of its own (``test_<name>_mutants<slot>``, kept between
+mutants) and empties the functools caches filled before the fork. This script drops those
+databases when a run starts, so a new migration is never missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import psycopg
+from psycopg import sql
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "var" / "mutants"
+PACKAGES = ("accounts", "bots", "cya_site", "games", "tournaments")
+# What the tests read besides the packages: the SDK (pytest's pythonpath), the docs and
+# deploy files they check against the code, the translations, the benchmarks they import.
+ALSO_COPY = ("sdk", "locale", "docs", "deploy", "benchmarks", "manage.py", "README.md")
+# The slot databases tests/conftest.py hands the forked test processes (at most this many).
+SLOTS = 8
+# mutmut's separator between a class and its method in a mutant's name
+CLASS_SEPARATOR = "\u01c1"
+DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cya"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One ``[tool.cya-mutants.<name>]`` table."""
+
+    name: str
+    mutate: tuple[str, ...]  # files or folders, from the project root
+    tests: tuple[str, ...]  # what pytest runs: folders, files or node ids
+    sample: float = 1.0  # the share of functions whose mutants are run
+    equivalent: tuple[str, ...] = ()  # survivors that no test can kill
+
+    @property
+    def folder(self) -> Path:
+        return WORK / self.name
+
+
+def load_targets(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Target]:
+    tables = tomllib.loads(pyproject.read_text())["tool"]["cya-mutants"]
+    return {
+        name: Target(
+            name=name,
+            mutate=tuple(table["mutate"]),
+            tests=tuple(table["tests"]),
+            sample=float(table.get("sample", 1.0)),
+            equivalent=tuple(table.get("equivalent", ())),
+        )
+        for name, table in tables.items()
+    }
+
+
+def only_mutate(target: Target) -> list[str]:
+    """mutmut's ``only_mutate`` globs: a folder stands for every file under it."""
+    return [path if path.endswith(".py") else f"{path.rstrip('/')}/*" for path in target.mutate]
+
+
+def mutmut_table(target: Target) -> dict[str, Any]:
+    """The ``[tool.mutmut]`` table of a target's folder (mutmut's documented settings)."""
+    return {
+        # Every package is copied, so the mutated one imports its neighbours from mutants/.
+        "source_paths": list(PACKAGES),
+        "only_mutate": only_mutate(target),
+        "also_copy": list(ALSO_COPY),
+        "pytest_add_cli_args_test_selection": list(target.tests),
+        # the slot databases are kept between the mutants of a run (see tests/conftest.py)
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "--reuse-db"],
+        # results are kept for unchanged code; the links are outside git's view anyway
+        "use_git_change_detection": False,
+    }
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    raise TypeError(f"no TOML for {value!r}")
+
+
+def prepare(target: Target) -> None:
+    """Lay out the target's folder: links to the project, and its pyproject.toml."""
+    target.folder.mkdir(parents=True, exist_ok=True)
+    for name in (*PACKAGES, "tests", *ALSO_COPY):
+        link = target.folder / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name)
+    table = "\n".join(f"{key} = {toml_value(value)}" for key, value in mutmut_table(target).items())
+    own = (ROOT / "pyproject.toml").read_text()
+    (target.folder / "pyproject.toml").write_text(
+        f"{own}\n# --- written by tools/mutants.py for {target.name} ---\n[tool.mutmut]\n{table}\n"
+    )
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def function_globs(path: Path) -> list[str]:
+    """One mutant-name glob per function and method of a file, as mutmut names them."""
+    module = module_of(path)
+    globs = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            globs.append(f"{module}.x_{node.name}__mutmut_*")
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    separator = CLASS_SEPARATOR
+                    globs.append(
+                        f"{module}.x{separator}{node.name}{separator}{item.name}__mutmut_*"
+                    )
+    return globs
+
+
+def mutated_files(target: Target) -> list[Path]:
+    files: list[Path] = []
+    for entry in target.mutate:
+        path = ROOT / entry
+        files.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
+    return files
+
+
+def sampled(target: Target, seed: str = "") -> list[str]:
+    """The mutant-name globs a sampled run passes to mutmut: a fixed share of the target's
+    functions, the same ones every run (unless ``seed`` changes), so scores compare.
+    An unsampled target passes none: mutmut then runs every mutant it has no result for."""
+    if target.sample >= 1:
+        return []
+    globs = [glob for path in mutated_files(target) for glob in function_globs(path)]
+
+    def rank(glob: str) -> str:
+        return hashlib.sha256(f"{seed}{glob}".encode()).hexdigest()
+
+    return sorted(sorted(globs, key=rank)[: math.ceil(len(globs) * target.sample)])
+
+
+def drop_slot_databases(database_url: str) -> None:
+    """Drop the test databases of the forked test processes: a run starts with fresh ones."""
+    base = urlsplit(database_url).path.lstrip("/")
+    with psycopg.connect(database_url, dbname="postgres", autocommit=True) as connection:
+        for slot in range(SLOTS):
+            database = sql.Identifier(f"test_{base}_mutants{slot}")
+            connection.execute(sql.SQL("drop database if exists {}").format(database))
+
+
+def mutmut(target: Target, *arguments: str) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "mutmut"), *arguments]
+    return subprocess.run(command, cwd=target.folder, text=True, capture_output=True, check=False)
+
+
+def statuses(target: Target) -> dict[str, str]:
+    """Each mutant's status from ``mutmut results --all true``."""
+    listing = mutmut(target, "results", "--all", "true")
+    if listing.returncode:
+        raise SystemExit(listing.stdout + listing.stderr)
+    found = {}
+    for line in listing.stdout.splitlines():
+        name, _, status = line.strip().rpartition(": ")
+        if "__mutmut_" in name:
+            found[name] = status
+    return found
+
+
+@dataclass(frozen=True)
+class Score:
+    counts: Counter[str]
+    survivors: list[str]  # survived, and not explained as equivalent
+    equivalent: list[str]
+
+    @property
+    def killed_share(self) -> float:
+        checked = self.counts["killed"] + self.counts["timeout"] + len(self.survivors)
+        return (self.counts["killed"] + self.counts["timeout"]) / checked if checked else 1.0
+
+
+def score(target: Target, found: dict[str, str]) -> Score:
+    """The killed share of the non-equivalent mutants that ran (a timeout counts as killed:
+    the mutant made the tests hang). "no tests" and "not checked" are reported, not scored."""
+    counts = Counter(found.values())
+    survived = sorted(name for name, status in found.items() if status == "survived")
+    return Score(
+        counts=counts,
+        survivors=[name for name in survived if name not in target.equivalent],
+        equivalent=[name for name in survived if name in target.equivalent],
+    )
+
+
+def report(target: Target) -> None:
+    result = score(target, statuses(target))
+    print(f"{target.name}: " + ", ".join(f"{n} {s}" for s, n in sorted(result.counts.items())))
+    print(f"equivalent (explained in docs/testing.md): {len(result.equivalent)}")
+    print(f"killed: {result.killed_share:.1%} of the non-equivalent mutants that ran")
+    for name in result.survivors:
+        print(f"  survived: {name}")
+
+
+def run(target: Target, max_children: int) -> int:
+    prepare(target)
+    drop_slot_databases(os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL))
+    command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children"]
+    completed = subprocess.run(
+        [*command, str(max_children), *sampled(target)], cwd=target.folder, check=False
+    )
+    report(target)
+    return completed.returncode
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    targets = load_targets()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run_parser = commands.add_parser("run", help="run mutmut over a target, then its score")
+    run_parser.add_argument("target", choices=sorted(targets))
+    run_parser.add_argument("--max-children", type=int, default=2)
+    results_parser = commands.add_parser("results", help="a target's score and survivors")
+    results_parser.add_argument("target", choices=sorted(targets))
+    show_parser = commands.add_parser("show", help="one mutant's diff")
+    show_parser.add_argument("target", choices=sorted(targets))
+    show_parser.add_argument("mutant")
+    commands.add_parser("list", help="the targets")
+    arguments = parser.parse_args(argv)
+    if arguments.command == "list":
+        for target in targets.values():
+            print(f"{target.name}: {' '.join(target.mutate)} (sample {target.sample:.0%})")
+        return 0
+    target = targets[arguments.target]
+    if arguments.command == "run":
+        return run(target, arguments.max_children)
+    if arguments.command == "results":
+        report(target)
+        return 0
+    shown = mutmut(target, "show", arguments.mutant)
+    print(shown.stdout + shown.stderr, end="")
+    return shown.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
