@@ -2,6 +2,7 @@
 code and tests that exist, cover what issue 32 asks, and name mutants the way mutmut does.
 The run itself is by hand (``make mutants PACKAGE=...``), never part of the suite."""
 
+import ast
 import math
 
 import pytest
@@ -16,6 +17,7 @@ from tools.mutants import (
     mutmut_table,
     only_mutate,
     sampled,
+    unwrap_atomic,
 )
 
 TARGETS = load_targets()
@@ -94,3 +96,63 @@ def test_a_sample_is_its_share_of_the_functions_and_the_same_every_run() -> None
     assert set(chosen) <= set(functions)
     assert sampled(third) == chosen
     assert sampled(third, seed="another") != chosen
+
+
+ATOMIC = '''
+@transaction.atomic
+def record(entry: int) -> int:
+    """Record an entry."""
+    # a comment stays with its line
+    checked = entry + 1
+
+    return checked
+
+
+@transaction.atomic
+def bare() -> None:
+    pass
+
+
+@other.decorator
+def left(entry: int) -> int:
+    return entry
+'''
+
+UNWRAPPED = '''
+def record(entry: int) -> int:
+    """Record an entry."""
+    with transaction.atomic():
+        # a comment stays with its line
+        checked = entry + 1
+
+        return checked
+
+
+def bare() -> None:
+    with transaction.atomic():
+        pass
+
+
+@other.decorator
+def left(entry: int) -> int:
+    return entry
+'''
+
+
+def test_an_atomic_function_is_mutated_as_the_same_body_in_an_atomic_block() -> None:
+    assert unwrap_atomic(ATOMIC) == UNWRAPPED
+
+
+@pytest.mark.parametrize("target", TARGETS.values(), ids=list(TARGETS))
+def test_every_mutated_module_unwraps_to_valid_python_with_the_same_functions(
+    target: Target,
+) -> None:
+    for path in mutated_files(target):
+        source = path.read_text()
+        unwrapped = unwrap_atomic(source)
+        assert "@transaction.atomic" not in unwrapped
+        assert _functions(unwrapped) == _functions(source)
+
+
+def _functions(source: str) -> list[str]:
+    return [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]

@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -113,13 +114,59 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"no TOML for {value!r}")
 
 
+def unwrap_atomic(source: str) -> str:
+    """The module with each ``@transaction.atomic`` function's body in a ``with
+    transaction.atomic():`` block instead: the same behaviour, and a function mutmut 3
+    mutates (it leaves every decorated function alone)."""
+    lines = source.splitlines(keepends=True)
+    edits = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef) or len(node.decorator_list) != 1:
+            continue
+        decorator = node.decorator_list[0]
+        if ast.unparse(decorator) != "transaction.atomic":
+            continue
+        first = node.body[0]
+        docstring = (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        )
+        start = first.end_lineno if docstring and len(node.body) > 1 else first.lineno - 1
+        edits.append((decorator.lineno - 1, start, node.end_lineno, " " * first.col_offset))
+    for decorator_line, start, end, indent in sorted(edits, reverse=True):
+        body = [f"    {line}" if line.strip() else line for line in lines[start:end]]
+        lines[start:end] = [f"{indent}with transaction.atomic():\n", *body]
+        del lines[decorator_line]
+    return "".join(lines)
+
+
 def prepare(target: Target) -> None:
-    """Lay out the target's folder: links to the project, and its pyproject.toml."""
+    """Lay out the target's folder: its pyproject.toml, links to the tests and what they
+    read, and a copy of the packages' folders whose files link to the project's, but for
+    the mutated ones, written out with their ``@transaction.atomic`` unwrapped (keeping
+    the source's time, by which mutmut tells a changed file)."""
     target.folder.mkdir(parents=True, exist_ok=True)
-    for name in (*PACKAGES, "tests", *ALSO_COPY):
+    for name in ("tests", *ALSO_COPY):
         link = target.folder / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name)
+    mutated = set(mutated_files(target))
+    for package in PACKAGES:
+        folder = target.folder / package
+        if folder.is_symlink():  # laid out by an earlier version of this script
+            folder.unlink()
+        shutil.rmtree(folder, ignore_errors=True)
+        for source in (ROOT / package).rglob("*"):
+            if source.is_dir() or "__pycache__" in source.parts:
+                continue
+            copy = target.folder / source.relative_to(ROOT)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            if source in mutated:
+                copy.write_text(unwrap_atomic(source.read_text()))
+                shutil.copystat(source, copy)
+            else:
+                copy.symlink_to(source)
     table = "\n".join(f"{key} = {toml_value(value)}" for key, value in mutmut_table(target).items())
     own = (ROOT / "pyproject.toml").read_text()
     (target.folder / "pyproject.toml").write_text(
