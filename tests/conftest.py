@@ -156,7 +156,7 @@ def _mutant_slot(database: str) -> int:
     global _slot
     if _slot is not None and _slot[0] == os.getpid():
         return _slot[1]
-    for slot in range(8):  # tools/mutants.py SLOTS
+    for slot in range(8):
         lock = Path(tempfile.gettempdir()) / f"cya-mutants-{database}-{slot}.lock"
         descriptor = os.open(lock, os.O_WRONLY | os.O_CREAT)
         try:
@@ -169,13 +169,18 @@ def _mutant_slot(database: str) -> int:
     raise RuntimeError("more than 8 test processes under mutmut: lower --max-children")
 
 
+# The names before any session: with --reuse-db, pytest-django leaves a session's test
+# name in the settings, and mutmut runs several sessions in one process before it forks.
+_DATABASE_NAMES = {alias: str(database["NAME"]) for alias, database in settings.DATABASES.items()}
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
     """pytest-django's hook for the test database's name: under mutmut, one per slot."""
     if MUTATING:
-        for database in settings.DATABASES.values():
-            slot = _mutant_slot(database["NAME"])
-            database.setdefault("TEST", {})["NAME"] = f"test_{database['NAME']}_mutants{slot}"
+        for alias, database in settings.DATABASES.items():
+            name = database["NAME"] = _DATABASE_NAMES[alias]
+            database.setdefault("TEST", {})["NAME"] = f"test_{name}_mutants{_mutant_slot(name)}"
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

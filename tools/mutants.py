@@ -48,8 +48,6 @@ PACKAGES = ("accounts", "bots", "cya_site", "games", "tournaments")
 # What the tests read besides the packages: the SDK (pytest's pythonpath), the docs and
 # deploy files they check against the code, the translations, the benchmarks they import.
 ALSO_COPY = ("sdk", "locale", "docs", "deploy", "benchmarks", "manage.py", "README.md")
-# The slot databases tests/conftest.py hands the forked test processes (at most this many).
-SLOTS = 8
 # mutmut's separator between a class and its method in a mutant's name
 CLASS_SEPARATOR = "\u01c1"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cya"
@@ -220,11 +218,13 @@ def sampled(target: Target, seed: str = "") -> list[str]:
 
 def drop_slot_databases(database_url: str) -> None:
     """Drop the test databases of the forked test processes: a run starts with fresh ones."""
-    base = urlsplit(database_url).path.lstrip("/")
+    pattern = f"test_{urlsplit(database_url).path.lstrip('/')}_mutants%"
     with psycopg.connect(database_url, dbname="postgres", autocommit=True) as connection:
-        for slot in range(SLOTS):
-            database = sql.Identifier(f"test_{base}_mutants{slot}")
-            connection.execute(sql.SQL("drop database if exists {}").format(database))
+        names = connection.execute(
+            "select datname from pg_database where datname like %s", [pattern]
+        )
+        for (name,) in names.fetchall():
+            connection.execute(sql.SQL("drop database if exists {}").format(sql.Identifier(name)))
 
 
 def mutmut(target: Target, *arguments: str) -> subprocess.CompletedProcess[str]:

@@ -215,6 +215,17 @@ def test_a_table_of_one_account_and_guests_is_confirmed_by_that_account_entering
     assert record.status == ScoreRecord.Status.CONFIRMED
 
 
+def test_only_the_accounts_seated_at_this_table_are_waited_for(
+    club: Club, alice: User, bob: User
+) -> None:
+    recorded_game(club, bob, ["Bob", "Carol"])  # bob and carol sit at another table
+    game = recorded_game(club, alice, ["Alice", "Dora"])
+
+    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    assert record.status == ScoreRecord.Status.CONFIRMED
+
+
 def test_an_organiser_confirmation_settles_a_pending_round(
     club: Club, olga: User, bob: User
 ) -> None:
