@@ -14,6 +14,7 @@ import time_machine
 
 from accounts.models import User
 from cya_site.errors import DomainError
+from games import services as game_services
 from games.engine import EngineError, RuleSet
 from games.models import Game, Round, RoundScore, Seat
 from tests.factories import UserFactory
@@ -226,6 +227,17 @@ def test_only_the_accounts_seated_at_this_table_are_waited_for(
     assert record.status == ScoreRecord.Status.CONFIRMED
 
 
+def test_each_table_numbers_its_own_rounds(club: Club, olga: User) -> None:
+    first = recorded_game(club, olga, ["Alice", "Bob"], rules=CLASSIC_2)
+    second = recorded_game(club, olga, ["Carol", "Dora"], rules=CLASSIC_2)
+    recording.round_record(game=first, by=olga, dollars=[100_000, 50_000])
+
+    entry = recording.round_record(game=second, by=olga, dollars=[30_000, 60_000], number=1)
+
+    assert entry.record.round_number == 1
+    assert ledger(second) == [(1, "enter", "confirmed", [30_000, 60_000])]
+
+
 def test_an_organiser_confirmation_settles_a_pending_round(
     club: Club, olga: User, bob: User
 ) -> None:
@@ -312,6 +324,47 @@ def test_someone_not_at_the_table_cannot_enter_a_round(club: Club, alice: User) 
     before = snapshot(club)
     refused("not_seated", 403, recording.round_record, game=game, by=outsider, dollars=[10_000, 0])
     assert snapshot(club) == before
+
+
+def test_a_player_seated_at_another_table_cannot_enter_a_round_here(
+    club: Club, alice: User, bob: User
+) -> None:
+    recorded_game(club, bob, ["Bob", "Carol"])
+    game = recorded_game(club, alice, ["Alice", "Dora"])
+    before = snapshot(club)
+    refused("not_seated", 403, recording.round_record, game=game, by=bob, dollars=[10_000, 0])
+    assert snapshot(club) == before
+
+
+def test_a_game_played_on_the_platform_takes_no_entered_rounds(alice: User, bob: User) -> None:
+    game = game_services.game_create(by=alice, rules=QUICK)
+    game_services.game_join(game=game, user=bob)
+
+    error = refused("not_recorded", 409, recording.round_record, game=game, by=alice, dollars=[0])
+
+    assert error.message == "This game is played on the platform."
+
+
+def test_a_voided_recorded_game_takes_no_more_rounds(club: Club, alice: User, staff: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    game_services.game_abort(game=game, by=staff, reason="left early")
+    before = snapshot(club)
+
+    error = refused(
+        "game_over", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0]
+    )
+
+    assert error.message == "The game was voided."
+    assert snapshot(club) == before
+
+
+def test_a_recorded_game_outside_any_competition_takes_no_rounds_here(alice: User) -> None:
+    rules = RuleSet.preset("2021", ending="quick", seats=2)
+    game = game_services.recorded_game_create(by=alice, rules=rules, players=[alice, None])
+
+    error = refused("not_found", 404, recording.round_record, game=game, by=alice, dollars=[0, 0])
+
+    assert error.message == "This game belongs to no competition."
 
 
 def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: User) -> None:
