@@ -142,8 +142,9 @@ def unwrap_atomic(source: str) -> str:
 def prepare(target: Target) -> None:
     """Lay out the target's folder: its pyproject.toml, links to the tests and what they
     read, and a copy of the packages' folders whose files link to the project's, but for
-    the mutated ones, written out with their ``@transaction.atomic`` unwrapped (keeping
-    the source's time, by which mutmut tells a changed file)."""
+    the mutated ones, written out with their ``@transaction.atomic`` unwrapped. Written
+    anew each run, so mutmut reads them again; it keeps the results of every function
+    whose code did not change."""
     target.folder.mkdir(parents=True, exist_ok=True)
     for name in ("tests", *ALSO_COPY):
         link = target.folder / name
@@ -162,7 +163,6 @@ def prepare(target: Target) -> None:
             copy.parent.mkdir(parents=True, exist_ok=True)
             if source in mutated:
                 copy.write_text(unwrap_atomic(source.read_text()))
-                shutil.copystat(source, copy)
             else:
                 copy.symlink_to(source)
     table = "\n".join(f"{key} = {toml_value(value)}" for key, value in mutmut_table(target).items())
