@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import hashlib
 import json
 import math
@@ -217,14 +218,17 @@ def sampled(target: Target, seed: str = "") -> list[str]:
 
 
 def drop_slot_databases(database_url: str) -> None:
-    """Drop the test databases of the forked test processes: a run starts with fresh ones."""
+    """Drop the test databases of the forked test processes: a run starts with fresh ones
+    (but for those another target's run is using: runs side by side take other slots)."""
     pattern = f"test_{urlsplit(database_url).path.lstrip('/')}_mutants%"
     with psycopg.connect(database_url, dbname="postgres", autocommit=True) as connection:
         names = connection.execute(
             "select datname from pg_database where datname like %s", [pattern]
         )
         for (name,) in names.fetchall():
-            connection.execute(sql.SQL("drop database if exists {}").format(sql.Identifier(name)))
+            # a slot another target's run is using now stays: that run's own to keep
+            with contextlib.suppress(psycopg.errors.ObjectInUse):
+                connection.execute(sql.SQL("drop database {}").format(sql.Identifier(name)))
 
 
 def mutmut(target: Target, *arguments: str) -> subprocess.CompletedProcess[str]:
