@@ -26,9 +26,11 @@ import pytest
 import redis
 from django.conf import settings
 from django.db import connection
+from django.db import connections as databases
+from django.test.utils import setup_databases
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
-from pytest_django import Settings
+from pytest_django import DjangoDbBlocker, Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -39,6 +41,7 @@ from tests.bots.bot_servers import free_port
 from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
 from tests.clients import authenticate
 from tests.factories import UserFactory
+from tools.mutants import slot_ready_marker
 
 # Hypothesis profiles, loaded here, before any test module is imported: a property test
 # takes the profile in force when its module is imported (an engine test module imported
@@ -181,6 +184,30 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
         for alias, database in settings.DATABASES.items():
             name = database["NAME"] = _DATABASE_NAMES[alias]
             database.setdefault("TEST", {})["NAME"] = f"test_{name}_mutants{_mutant_slot(name)}"
+
+
+if MUTATING:
+
+    @pytest.fixture(scope="session")
+    def django_db_setup(
+        django_test_environment: None,
+        django_db_blocker: DjangoDbBlocker,
+        django_db_modify_db_settings: None,
+    ) -> None:
+        """Under mutmut, pytest-django's setup but migrated once per slot and run: the
+        process that first holds a slot migrates its database, the next ones use it as
+        it is (a migration check costs seconds, and there is one test session a mutant)."""
+        default = settings.DATABASES["default"]
+        ready = slot_ready_marker(default["TEST"]["NAME"])
+        if ready.exists():
+            for alias, database in settings.DATABASES.items():
+                databases[alias].close()
+                test_name = database["TEST"]["NAME"]
+                database["NAME"] = databases[alias].settings_dict["NAME"] = test_name
+        else:
+            with django_db_blocker.unblock():
+                setup_databases(verbosity=0, interactive=False, keepdb=True)
+            ready.touch()
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

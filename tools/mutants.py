@@ -32,6 +32,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from collections import Counter
 from collections.abc import Sequence
@@ -217,6 +218,12 @@ def sampled(target: Target, seed: str = "") -> list[str]:
     return sorted(sorted(globs, key=rank)[: math.ceil(len(globs) * target.sample)])
 
 
+def slot_ready_marker(test_database: str) -> Path:
+    """Written by tests/conftest.py once a slot's database is migrated, removed here with
+    the database when a run starts."""
+    return Path(tempfile.gettempdir()) / f"cya-mutants-{test_database}.ready"
+
+
 def drop_slot_databases(database_url: str) -> None:
     """Drop the test databases of the forked test processes: a run starts with fresh ones
     (but for those another target's run is using: runs side by side take other slots)."""
@@ -229,6 +236,7 @@ def drop_slot_databases(database_url: str) -> None:
             # a slot another target's run is using now stays: that run's own to keep
             with contextlib.suppress(psycopg.errors.ObjectInUse):
                 connection.execute(sql.SQL("drop database {}").format(sql.Identifier(name)))
+                slot_ready_marker(name).unlink(missing_ok=True)
 
 
 def mutmut(target: Target, *arguments: str) -> subprocess.CompletedProcess[str]:
