@@ -47,9 +47,10 @@ from psycopg import sql
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "var" / "mutants"
 PACKAGES = ("accounts", "bots", "cya_site", "games", "tournaments")
-# What the tests read besides the packages: the SDK (pytest's pythonpath), the docs and
-# deploy files they check against the code, the translations, the benchmarks they import.
-ALSO_COPY = ("sdk", "locale", "docs", "deploy", "benchmarks", "manage.py", "README.md")
+# What the tests read besides the packages: the SDK (pytest's pythonpath), this folder
+# (tests/conftest.py imports it), the docs and deploy files they check against the code,
+# the translations, the benchmarks they import.
+ALSO_COPY = ("sdk", "tools", "locale", "docs", "deploy", "benchmarks", "manage.py", "README.md")
 # mutmut's separator between a class and its method in a mutant's name
 CLASS_SEPARATOR = "\u01c1"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cya"
