@@ -572,7 +572,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
 ) -> None:
     game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
     before = snapshot(club)
-    refused(
+    error = refused(
         "permission_denied",
         403,
         recording.round_correct,
@@ -582,6 +582,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
         dollars=[50_000, 100_000],
         reason="I won really",
     )
+    assert error.message == "Only an organiser corrects a round."
     error = refused(
         "reason_required",
         400,
@@ -592,7 +593,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
         dollars=[50_000, 100_000],
         reason=" ",
     )
-    assert error.details == {"field": "reason"}
+    assert (error.message, error.details) == ("Every correction says why.", {"field": "reason"})
     error = refused(
         "no_such_round",
         404,
@@ -603,7 +604,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
         dollars=[50_000, 100_000],
         reason="typo",
     )
-    assert error.details == {"rounds": 1}
+    assert (error.message, error.details) == ("The game has rounds 1 to 1.", {"rounds": 1})
     assert snapshot(club) == before
 
 
@@ -633,7 +634,7 @@ def test_removing_the_last_round_reopens_the_game_and_keeps_the_removed_record(
 def test_only_the_last_round_can_be_removed(club: Club, olga: User) -> None:
     game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
     recording.round_record(game=game, by=olga, dollars=[100_000, 50_000])
-    refused(
+    error = refused(
         "not_last_round",
         400,
         recording.round_correct,
@@ -643,6 +644,59 @@ def test_only_the_last_round_can_be_removed(club: Club, olga: User) -> None:
         dollars=None,
         reason="oops",
     )
+    assert error.message == "Only the last round can be removed; correct others."
+
+
+def test_correcting_an_earlier_round_replaces_that_round_only(club: Club, olga: User) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
+    recording.round_record(game=game, by=olga, dollars=[200_000, 20_000])
+
+    correction = recording.round_correct(
+        game=game, round_number=1, by=olga, dollars=[90_000, 60_000], reason="misread"
+    )
+
+    assert correction.supersedes is not None
+    assert (correction.supersedes.round_number, correction.supersedes.dollars) == (
+        1,
+        [100_000, 50_000],
+    )
+    change = ChangeLog.objects.get(action="round_corrected")
+    assert (change.before, change.after) == ([100_000, 50_000], [90_000, 60_000])
+    scores = RoundScore.objects.filter(round__game=game).order_by("round__number", "seat")
+    assert list(scores.values_list("dollars", flat=True)) == [90_000, 60_000, 200_000, 20_000]
+
+
+def test_removing_the_last_of_several_rounds_keeps_the_others_scores(
+    club: Club, olga: User
+) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
+    recording.round_record(game=game, by=olga, dollars=[200_000, 20_000])
+    recording.round_record(game=game, by=olga, dollars=[30_000, 40_000])
+
+    recording.round_correct(game=game, round_number=3, by=olga, dollars=None, reason="no")
+
+    game.refresh_from_db()
+    assert game.round_number == 3  # rounds 1 and 2 stand: the table plays round 3 again
+    assert list(Round.objects.filter(game=game).values_list("number", flat=True)) == [1, 2]
+
+
+def test_a_correction_the_deck_cannot_hold_is_refused_in_the_entrys_words(
+    club: Club, olga: User
+) -> None:
+    jars = QUICK.with_options(advanced={"penny_jar": True})
+    game = settled_game(club, olga, ["Alice", "Bob", "Carol"], [7_000, 10_000, 0], rules=jars)
+    entered = refused(
+        "not_enough_cards", 422, recording.round_record, game=recorded_game(
+            club, olga, ["Alice", "Bob", "Carol"], rules=jars), by=olga,
+        dollars=[7_000, 7_000, 6_000],
+    )  # fmt: skip
+
+    corrected = refused(
+        "not_enough_cards", 422, recording.round_correct, game=game, round_number=1, by=olga,
+        dollars=[7_000, 7_000, 6_000], reason="typo",
+    )  # fmt: skip
+
+    assert corrected.message == entered.message
 
 
 # --- idempotency ---------------------------------------------------------------------------------
