@@ -1,6 +1,7 @@
 """Mutation testing by target, run by hand and never in CI (docs/testing.md, "Mutation testing").
 
     make mutants PACKAGE=engine          # run mutmut over one target, then print its score
+    .venv/bin/python tools/mutants.py retest engine    # its survivors again, after new tests
     .venv/bin/python tools/mutants.py results engine   # the score and survivors again
     .venv/bin/python tools/mutants.py show engine NAME # one mutant's diff
 
@@ -302,6 +303,22 @@ def run(target: Target, max_children: int) -> int:
     return completed.returncode
 
 
+def retest(target: Target, max_children: int) -> int:
+    """Run the survivors again, against the tests as they are now: mutmut keeps a verdict
+    until the mutated function changes, so a new test kills nothing until this runs."""
+    survivors = score(target, statuses(target)).survivors
+    if not survivors:
+        report(target)
+        return 0
+    prepare(target)
+    command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children"]
+    completed = subprocess.run(
+        [*command, str(max_children), *survivors], cwd=target.folder, check=False
+    )
+    report(target)
+    return completed.returncode
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     targets = load_targets()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -309,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser = commands.add_parser("run", help="run mutmut over a target, then its score")
     run_parser.add_argument("target", choices=sorted(targets))
     run_parser.add_argument("--max-children", type=int, default=2)
+    retest_parser = commands.add_parser("retest", help="run a target's survivors again")
+    retest_parser.add_argument("target", choices=sorted(targets))
+    retest_parser.add_argument("--max-children", type=int, default=2)
     results_parser = commands.add_parser("results", help="a target's score and survivors")
     results_parser.add_argument("target", choices=sorted(targets))
     show_parser = commands.add_parser("show", help="one mutant's diff")
@@ -323,6 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = targets[arguments.target]
     if arguments.command == "run":
         return run(target, arguments.max_children)
+    if arguments.command == "retest":
+        return retest(target, arguments.max_children)
     if arguments.command == "results":
         report(target)
         return 0
