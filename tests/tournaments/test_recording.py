@@ -371,7 +371,10 @@ def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: Us
     game = recorded_game(club, alice, ["Alice", "Bob"])
     record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
     before = snapshot(club)
-    refused("not_seated", 403, recording.round_vote, record=record, by=carol, verdict="confirm")
+    error = refused(
+        "not_seated", 403, recording.round_vote, record=record, by=carol, verdict="confirm"
+    )
+    assert error.message == "Only the table's players or an organiser vote."
     assert snapshot(club) == before
 
 
@@ -414,7 +417,23 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
 def test_a_verdict_is_confirm_or_dispute(club: Club, alice: User, bob: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
     record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
-    refused("invalid", 400, recording.round_vote, record=record, by=bob, verdict="maybe")
+    error = refused("invalid", 400, recording.round_vote, record=record, by=bob, verdict="maybe")
+    assert (error.message, error.details) == (
+        "verdict must be confirm or dispute",
+        {"field": "verdict"},
+    )
+
+
+def test_a_confirmation_needs_no_reason_and_records_none(
+    club: Club, alice: User, bob: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
+
+    recording.round_vote(record=record, by=bob, verdict="confirm")
+
+    assert record.votes.get(voter=bob).reason == ""
+    assert ChangeLog.objects.get(action="round_confirmed").reason == ""
 
 
 # --- disputes -----------------------------------------------------------------------------
@@ -495,7 +514,10 @@ def test_a_vote_on_a_superseded_record_is_refused(club: Club, olga: User, alice:
     recording.round_correct(
         game=game, round_number=1, by=olga, dollars=[300_000, 100_000], reason="typo"
     )
-    refused("record_superseded", 409, recording.round_vote, record=old, by=olga, verdict="confirm")
+    error = refused(
+        "record_superseded", 409, recording.round_vote, record=old, by=olga, verdict="confirm"
+    )
+    assert error.message == "A newer record replaced this one."
 
 
 # --- corrections ------------------------------------------------------------------------------
