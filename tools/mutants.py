@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import dataclasses
 import hashlib
 import json
 import math
@@ -326,6 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser = commands.add_parser("run", help="run mutmut over a target, then its score")
     run_parser.add_argument("target", choices=sorted(targets))
     run_parser.add_argument("--max-children", type=int, default=2)
+    run_parser.add_argument(
+        "--sample", type=float, help="a share of the functions, for this run only"
+    )
     retest_parser = commands.add_parser("retest", help="run a target's survivors again")
     retest_parser.add_argument("target", choices=sorted(targets))
     retest_parser.add_argument("--max-children", type=int, default=2)
@@ -342,6 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     target = targets[arguments.target]
     if arguments.command == "run":
+        if arguments.sample is not None:
+            target = dataclasses.replace(target, sample=arguments.sample)
         return run(target, arguments.max_children)
     if arguments.command == "retest":
         return retest(target, arguments.max_children)
