@@ -353,6 +353,18 @@ def test_a_competitors_games_say_the_draw_and_table_each_was_played_at(
     assert [g.draw for g in games] == [1, 2]
 
 
+def test_a_competitors_games_follow_the_nights_dates_not_their_creation(
+    club: Club, olga: User
+) -> None:
+    earlier = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 1))
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # on 3 March
+    settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000], night=earlier)
+
+    games = selectors.competitor_games(club.competition, club.players["Alice"])
+
+    assert [(g.night.date.day if g.night else None, g.place) for g in games] == [(1, 2), (3, 1)]
+
+
 def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olga: User) -> None:
     later = dt.datetime(2030, 3, 3, 21, 0, tzinfo=dt.UTC)
     with time_machine.travel(later, tick=False):  # two changes at the same moment
