@@ -223,6 +223,10 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # Set before any task is sent, so Celery builds its queues with it.
     celery_app.conf.task_default_queue = TEST_QUEUE
+    celery_app.conf.task_routes = {}  # every latency class too (tests/celery_app.py)
+    # The live server of the browser tests is a WSGI server: let it serve the game page's
+    # stream and waits, as production's never does (tests/games/test_waits.py)
+    settings.WAITS_ON_WSGI = True
     # Here, and for the workers and servers tests start (they read the environment).
     settings.WEBHOOK_ALLOWED_NETWORKS = WEBHOOK_NETWORKS
     os.environ["WEBHOOK_ALLOWED_NETWORKS"] = ",".join(WEBHOOK_NETWORKS)
@@ -383,6 +387,8 @@ def celery_worker(django_db_setup: None, tmp_path_factory: pytest.TempPathFactor
         "CYA_TEST_QUEUE": TEST_QUEUE,  # tasks the worker's tasks send stay on this queue
         # bots at people's tables still move one at a time, but quickly enough for tests
         "BOT_MOVE_DELAY_MS": str(TEST_BOT_MOVE_DELAY_MS),
+        # a match sent to it plays to its end in one task (slices: test_match_slices.py)
+        "MATCH_SLICE_SECONDS": "3600",
     }
     command = [
         sys.executable,

@@ -72,5 +72,6 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.stream_schema.document_stream",  # an async view, outside DRF
         "cya_site.schema.add_error_responses",
+        "cya_site.schema.text_input_rules",
     ],
 }

@@ -34,10 +34,22 @@ class Advanced:
     two_actions: bool = False  # RULES #26
     no_rechallenge_after_loss: bool = True  # RULES #26 (False = the DE reading)
     improve_set: bool = False  # RULES #29
-    action_cards: bool = False  # Swap and Move in the deck, playable (RULES #30-32)
+    action_cards: bool = False  # Swap and Move together: the grouped switch (RULES #30-32)
+    swap: bool = False  # Swap alone in the deck, playable (RULES #2, #30, #32)
+    move: bool = False  # Move alone in the deck, playable (RULES #2, #31, #32)
     second_set_challenge: bool = False  # RULES #28
     penny_jar: bool = False  # RULES #27
     penny_jar_weight: int = 2  # RULES #27
+
+    @property
+    def has_swap(self) -> bool:
+        """Swap cards are in the deck: on their own switch or with Move (RULES #30)."""
+        return self.action_cards or self.swap
+
+    @property
+    def has_move(self) -> bool:
+        """Move cards are in the deck: on their own switch or with Swap (RULES #31)."""
+        return self.action_cards or self.move
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +111,8 @@ class RuleSet:
         """The unshuffled deck this rule set plays with (RULES #2, 2.8.12)."""
         return self.edition_data.deck(
             penny_jar=self.advanced.penny_jar,
-            action_cards=self.advanced.action_cards,
+            swap=self.advanced.has_swap,
+            move=self.advanced.has_move,
             two_players=self.seats == 2,
         )
 
@@ -221,8 +234,10 @@ def _validate(r: RuleSet) -> None:
     if r.draft_piles and r.seats > 3:
         raise InvalidRules("draft piles are for 2 or 3 seats (RULES #34)", field="draft_piles")
     adv = r.advanced
-    if r.edition == "2011" and (adv.penny_jar or adv.action_cards):
-        bad = "advanced.penny_jar" if adv.penny_jar else "advanced.action_cards"
+    if r.edition == "2011" and (adv.penny_jar or adv.has_swap or adv.has_move):
+        bad = "advanced." + next(
+            name for name in ("penny_jar", "action_cards", "swap", "move") if getattr(adv, name)
+        )
         raise InvalidRules(
             "the 2011 edition has no Penny Jar, Swap or Move cards (RULES 1.1)", field=bad
         )
@@ -313,6 +328,8 @@ class Table:
         "two_actions",
         "ban",
         "improve",
+        "swap",
+        "move",
         "actions",
         "second",
         "penny",
@@ -349,7 +366,9 @@ class Table:
         self.two_actions = adv.two_actions
         self.ban = adv.two_actions and adv.no_rechallenge_after_loss
         self.improve = adv.improve_set
-        self.actions = adv.action_cards
+        self.swap = adv.has_swap
+        self.move = adv.has_move
+        self.actions = self.swap or self.move
         self.second = adv.second_set_challenge
         self.penny = adv.penny_jar and adv.penny_jar_weight == 2
         self.swap_bottom = r.swap_may_take_bottom_set

@@ -8,16 +8,36 @@ from pytest_django import Settings
 from accounts.management.commands.rundev import (
     loopback_webhooks_allow,
     port_check,
-    worker_command,
+    server_command,
+    worker_commands,
 )
 
 
-def test_rundev_starts_one_worker_with_embedded_beat() -> None:
-    command = worker_command()
+def _option(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
 
-    assert command[1:5] == ["-m", "celery", "--app", "cya_site"]
-    assert "--beat" in command
-    assert command[command.index("--concurrency") + 1] == "1"
+
+def test_rundev_starts_an_interactive_worker_with_beat_and_a_niced_batch_worker() -> None:
+    interactive, batch = worker_commands()
+
+    assert interactive[1:5] == ["-m", "celery", "--app", "cya_site"]
+    assert _option(interactive, "--queues") == "interactive"
+    assert "--beat" in interactive
+    assert batch[:3] == ["nice", "-n", "10"]
+    assert _option(batch, "--queues") == "batch,outbound"
+    assert "--beat" not in batch
+    assert _option(interactive, "--hostname") != _option(batch, "--hostname")
+
+
+def test_rundev_serves_the_asgi_application_so_waits_run_on_the_event_loop() -> None:
+    command = server_command("127.0.0.1:8123", reload=True)
+
+    assert command[1:4] == ["-m", "uvicorn", "cya_site.asgi:application"]
+    assert (_option(command, "--host"), _option(command, "--port")) == ("127.0.0.1", "8123")
+    watched = [command[i + 1] for i, word in enumerate(command) if word == "--reload-dir"]
+    assert watched
+    assert not any(path.endswith(("var", ".venv")) for path in watched)
+    assert "--reload" not in server_command("127.0.0.1:8123", reload=False)
 
 
 def test_rundev_refuses_a_port_in_use_naming_it_and_the_way_out() -> None:

@@ -403,15 +403,15 @@ def test_changes_outside_the_services_are_405(
         (
             "league",
             {"name": "X", "slug": "x", "rules": {"options": {"max_players": 9}}},
-            400,
+            422,
             "invalid_rules",
         ),
-        ("organisers", {"username": "nobody"}, 400, "no_such_user"),
+        ("organisers", {"username": "nobody"}, 422, "no_such_user"),
         ("organisers", {}, 400, "invalid"),
         (
             "seasons",
             {"name": "S", "starts_on": "2026-06-01", "ends_on": "2026-05-01"},
-            400,
+            422,
             "invalid",
         ),
         ("seasons", {"name": "S", "starts_on": "2026-06-01", "best_of": 0}, 400, "invalid"),
@@ -420,11 +420,11 @@ def test_changes_outside_the_services_are_405(
         ("competitors", {"name": "alice"}, 409, "name_taken"),  # names ignore letter case
         ("competitors", {"username": "alice"}, 409, "name_taken"),
         ("competitors", {"name": "Alice 2", "username": "alice"}, 409, "already_entered"),
-        ("competitors", {"username": "nobody"}, 400, "no_such_user"),
+        ("competitors", {"username": "nobody"}, 422, "no_such_user"),
         ("competitors", {"name": "Bot", "bot_version": 999999}, 404, "not_found"),
-        ("competitors", {}, 400, "invalid"),
-        ("webhooks", {"url": "ftp://club.example/"}, 400, "invalid"),
-        ("webhooks", {"url": "https://club.example/", "secret": "short"}, 400, "invalid"),
+        ("competitors", {}, 422, "invalid"),
+        ("webhooks", {"url": "ftp://club.example/"}, 422, "invalid"),
+        ("webhooks", {"url": "https://club.example/", "secret": "short"}, 422, "invalid"),
         (
             "tournaments",
             {"name": "T", "format": "knockout", "entrants": "humans", "rounds": 2},
@@ -441,7 +441,7 @@ def test_changes_outside_the_services_are_405(
                 "table_sizes": [3, 4],
                 "preferred_size": 6,
             },
-            400,
+            422,
             "invalid",
         ),
         (
@@ -453,7 +453,7 @@ def test_changes_outside_the_services_are_405(
                 "rounds": 2,
                 "tiebreaks": ["points", "points"],
             },
-            400,
+            422,
             "invalid_tiebreaks",
         ),
         (
@@ -465,7 +465,7 @@ def test_changes_outside_the_services_are_405(
         (
             "tournaments",
             {"name": "T", "format": "swiss", "entrants": "bots", "rounds": 2, "play": "recorded"},
-            400,
+            422,
             "invalid",
         ),
     ],
@@ -524,7 +524,7 @@ def test_a_tournament_too_small_to_seat_cannot_start(
     for name in ("Ann", "Ben", "Cat"):
         client.post(f"/api/v1/competitions/{competition}/competitors/", {"name": name})
     response = client.post(f"/api/v1/tournaments/{tournament}/start/")
-    assert (response.status_code, response.json()["code"]) == (400, "cannot_seat")
+    assert (response.status_code, response.json()["code"]) == (422, "cannot_seat")
     assert response.json()["details"] == {"entrants": 3}
     assert Tournament.objects.get(pk=tournament).status == "draft"
 
@@ -544,9 +544,9 @@ def test_a_bot_tournament_takes_only_ready_bot_versions(
     ).json()
     url = f"/api/v1/competitions/{created['competition']['id']}/competitors/"
     refused = client.post(url, {"bot_version": pending.pk}, format="json")
-    assert (refused.status_code, refused.json()["code"]) == (400, "invalid")
+    assert (refused.status_code, refused.json()["code"]) == (422, "invalid")
     person = client.post(url, {"username": "alice"}, format="json")
-    assert (person.status_code, person.json()["code"]) == (400, "invalid")
+    assert (person.status_code, person.json()["code"]) == (422, "invalid")
     added = client.post(url, {"bot_version": ready.pk}, format="json")
     assert added.status_code == 201
     assert added.json()["name"] == f"{ready.bot.name} v{ready.number}"

@@ -87,7 +87,7 @@ def test_someone_neither_seated_nor_organising_cannot_open_a_game(club: Club, ca
 
 def test_a_player_cannot_sit_twice_at_one_table(club: Club, alice: User) -> None:
     before = Game.objects.count()
-    refused("duplicate_competitor", 400, recorded_game, club, alice, ["Alice", "Alice"])
+    refused("duplicate_competitor", 422, recorded_game, club, alice, ["Alice", "Alice"])
     assert Game.objects.count() == before
 
 
@@ -98,7 +98,7 @@ def test_players_of_another_competition_cannot_sit_at_the_table(
     stranger = Competitor.objects.create(competition=other, name="Zed", number=0)
     refused(
         "not_a_competitor",
-        400,
+        422,
         recording.recorded_game_create,
         by=olga,
         competition=club.competition,
@@ -116,7 +116,7 @@ def test_more_seats_than_the_rules_allow_are_refused_by_the_engine(club: Club, o
     before = Game.objects.count()
     refused(
         "invalid_rules",
-        400,
+        422,
         recording.recorded_game_create,
         by=olga,
         competition=club.competition,
@@ -403,7 +403,7 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
     before = snapshot(club)
     error = refused(
         "reason_required",
-        400,
+        422,
         recording.round_vote,
         record=record,
         by=bob,
@@ -417,7 +417,7 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
 def test_a_verdict_is_confirm_or_dispute(club: Club, alice: User, bob: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
     record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
-    error = refused("invalid", 400, recording.round_vote, record=record, by=bob, verdict="maybe")
+    error = refused("invalid", 422, recording.round_vote, record=record, by=bob, verdict="maybe")
     assert (error.message, error.details) == (
         "verdict must be confirm or dispute",
         {"field": "verdict"},
@@ -607,7 +607,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
     assert error.message == "Only an organiser corrects a round."
     error = refused(
         "reason_required",
-        400,
+        422,
         recording.round_correct,
         game=game,
         round_number=1,
@@ -658,7 +658,7 @@ def test_only_the_last_round_can_be_removed(club: Club, olga: User) -> None:
     recording.round_record(game=game, by=olga, dollars=[100_000, 50_000])
     error = refused(
         "not_last_round",
-        400,
+        422,
         recording.round_correct,
         game=game,
         round_number=1,

@@ -203,7 +203,7 @@ def test_a_season_with_a_bad_tie_break_order_is_refused_through_the_api(
     assert "tiebreaks" in response.json()["details"]
     twice = {**bad, "tiebreaks": ["points", "points"]}
     response = api_as(olga).post(url, twice, format="json")
-    assert (response.status_code, response.json()["code"]) == (400, "invalid_tiebreaks")
+    assert (response.status_code, response.json()["code"]) == (422, "invalid_tiebreaks")
     assert club.season.league.seasons.count() == 1
 
 

@@ -13,6 +13,8 @@ def seat_order(table: list[int], history: History) -> list[int]:
     Positions are filled in order, over the sets of entrants already seated: the best
     (largest count, sum of counts) reaching each set is kept, ties to the lower ids.
     """
+    if not any(p in history.positions for p in table):  # nobody has sat anywhere yet:
+        return sorted(table)  # every order ties, and the lowest ids win, as below
     blank = [0] * MAX_SIZE
     counts = [history.positions.get(p, blank) for p in table]
     best: dict[int, tuple[int, int, tuple[int, ...]]] = {0: (0, 0, ())}

@@ -18,19 +18,25 @@ def table_sizes(n: int, allowed: Sequence[int] = (3, 4, 5, 6), preferred: int = 
         raise ValueError("allowed table sizes must include a size from 2 to 6")
     if n < 1:
         raise ValueError(f"{n} entrants cannot be seated")
-    # best[k]: (preferred tables, -sum of distances to preferred, tables) seating k entrants
-    best: list[tuple[int, int, list[int]] | None] = [None] * (n + 1)
-    best[0] = (0, 0, [])
+    # best[k]: (preferred tables, -sum of distances to preferred) seating k entrants, and
+    # last[k] the size of the table that reached it (kept as a link, not a copied list:
+    # copying made 10,000 entrants quadratic)
+    best: list[tuple[int, int] | None] = [None] * (n + 1)
+    last = [0] * (n + 1)
+    best[0] = (0, 0)
     for k in range(1, n + 1):
         for s in sizes:
             prior = best[k - s] if k >= s else None
             if prior is None:
                 continue
-            candidate = (prior[0] + (s == preferred), prior[1] - abs(s - preferred), prior[2] + [s])
+            candidate = (prior[0] + (s == preferred), prior[1] - abs(s - preferred))
             current = best[k]
-            if current is None or candidate[:2] > current[:2]:
-                best[k] = candidate
-    result = best[n]
-    if result is None:
+            if current is None or candidate > current:
+                best[k], last[k] = candidate, s
+    if best[n] is None:
         raise ValueError(f"{n} entrants cannot be seated at tables of {sizes}")
-    return sorted(result[2], reverse=True)
+    result = []
+    while n:
+        result.append(last[n])
+        n -= last[n]
+    return sorted(result, reverse=True)

@@ -1,4 +1,6 @@
-"""``manage.py rundev``: the development server plus a real Celery worker (``make run``)."""
+"""``manage.py rundev``: the development server plus real Celery workers (``make run``): one
+for interactive work (with beat), one under ``nice`` for batch and outbound work, the split
+of the documented process set (cya_site.queues, docs/operations.md)."""
 
 import os
 import socket
@@ -10,29 +12,55 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-# Django's autoreloader runs the server in a child process with this variable set; the
-# worker belongs to the outer process only, or each reload would start another one.
-_RELOADER_CHILD = "RUN_MAIN"
+from cya_site import queues
+
+# The packages uvicorn watches to reload the server (never var/, where the broker writes).
+RELOAD_DIRS = ("accounts", "bots", "cya_site", "games", "tournaments", "locale")
 # make run's webhook bots and receivers listen on this machine (cya_site.outbound).
 WEBHOOK_NETWORKS = "WEBHOOK_ALLOWED_NETWORKS"
 LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 
 
-def worker_command() -> list[str]:
-    """The Celery worker, with beat embedded, as ``make run`` starts it."""
+# batch work yields the machine's cores to what people wait for (docs/operations.md)
+BATCH_NICENESS = 10
+
+
+def worker_commands() -> list[list[str]]:
+    """The Celery workers as ``make run`` starts them: interactive work (bots' moves at
+    people's tables, deadlines) with beat embedded, and batch and outbound work (ladder
+    matches, validations, clubs' webhooks) in a worker of its own, niced, so a busy ladder
+    never delays a move at a people's table."""
+    prefix = settings.CELERY_QUEUE_PREFIX
+    interactive = queues.queues(prefix, (queues.INTERACTIVE,))
+    batch = queues.queues(prefix, (queues.BATCH, queues.OUTBOUND))
     return [
-        sys.executable,
-        "-m",
-        "celery",
-        "--app",
-        "cya_site",
-        "worker",
-        "--beat",
-        "--concurrency",
-        "1",
-        "--loglevel",
-        "INFO",
+        [*_celery_worker("interactive", interactive, concurrency=2), "--beat"],
+        ["nice", "-n", str(BATCH_NICENESS), *_celery_worker("batch", batch, concurrency=1)],
     ]
+
+
+def _celery_worker(name: str, names: list[str], *, concurrency: int) -> list[str]:
+    return [
+        sys.executable, "-m", "celery", "--app", "cya_site", "worker",
+        "--queues", ",".join(names), "--hostname", f"{name}@%h",
+        "--concurrency", str(concurrency), "--loglevel", "INFO",
+    ]  # fmt: skip
+
+
+def server_command(addrport: str, *, reload: bool) -> list[str]:
+    """The web server as ``make run`` starts it: uvicorn serving the ASGI application, as
+    production serves waits and streams (on the event loop, no thread held per wait),
+    and here everything else too; reloaded when the code changes."""
+    host, _, port = addrport.rpartition(":")
+    command = [
+        sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
+        "--host", host.strip("[]") or "127.0.0.1", "--port", port,
+    ]  # fmt: skip
+    if reload:
+        command.append("--reload")
+        for name in RELOAD_DIRS:
+            command += ["--reload-dir", str(settings.BASE_DIR / name)]
+    return command
 
 
 def loopback_webhooks_allow() -> None:
@@ -67,9 +95,11 @@ def port_check(addrport: str) -> None:
 
 class Command(BaseCommand):
     help = (
-        "Check the port is free, load the demo data, start a Celery worker (with beat) "
-        "on the configured broker, and serve on 127.0.0.1:8000 until stopped. Webhooks "
-        "may reach loopback unless WEBHOOK_ALLOWED_NETWORKS is set."
+        "Check the port is free, load the demo data, start the Celery workers (interactive "
+        "work with beat; batch and outbound work, niced) on the configured broker, and "
+        "serve on 127.0.0.1:8000 (uvicorn, the ASGI application) until stopped. Webhooks "
+        "may reach loopback unless "
+        "WEBHOOK_ALLOWED_NETWORKS is set."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -78,22 +108,28 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, addrport: str, noreload: bool, **options: Any) -> None:
         loopback_webhooks_allow()
-        if os.environ.get(_RELOADER_CHILD) == "true":
-            call_command("runserver", addrport, use_reloader=True)
-            return
-        # Before anything starts: runserver would report a taken port only after the
-        # worker was up, in the middle of its log.
+        # Before anything starts: the server would report a taken port only after the
+        # workers were up, in the middle of their log.
         port_check(addrport)
         host, _, port = addrport.rpartition(":")
         call_command("seed_demo", url=f"http://{host or '127.0.0.1'}:{port}/")
-        self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL}")
-        worker = subprocess.Popen(worker_command(), cwd=settings.BASE_DIR)
+        self.stdout.write(f"Starting the Celery workers on {settings.CELERY_BROKER_URL}")
+        workers = [subprocess.Popen(c, cwd=settings.BASE_DIR) for c in worker_commands()]
         try:
-            call_command("runserver", addrport, use_reloader=not noreload)
+            subprocess.run(server_command(addrport, reload=not noreload), cwd=settings.BASE_DIR)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C stops the server; the workers are stopped below
         finally:
-            worker.terminate()
-            try:
-                worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+            for worker in workers:
+                worker.terminate()
+            for worker in workers:
+                _stopped(worker)
+
+
+def _stopped(worker: subprocess.Popen[bytes]) -> None:
+    """Wait for a worker told to stop; kill it if it takes too long."""
+    try:
+        worker.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()

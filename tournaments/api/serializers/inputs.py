@@ -7,7 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from cya_site.serializers import IdField, StrictInputSerializer
+from cya_site.serializers import IdField, StrictInputSerializer, WebhookUrlField
 from games.api.rules import RuleOptionsField, rules_build
 from games.engine import PRESETS
 from tournaments.models import ScoreVote, Tournament
@@ -141,9 +141,7 @@ class CorrectionInputSerializer(StrictInputSerializer):
 
 
 class WebhookInputSerializer(StrictInputSerializer):
-    url = serializers.URLField(
-        max_length=500, help_text="http(s), leading to public internet addresses only"
-    )
+    url = WebhookUrlField(help_text="http(s), leading to public internet addresses only")
     secret = serializers.CharField(max_length=200, required=False, default="", write_only=True)
 
 
