@@ -8,6 +8,10 @@ caller's headers and pool limits kept.
 
 from __future__ import annotations
 
+import socket
+import time
+from collections.abc import Iterator
+
 import httpx
 import pytest
 
@@ -99,3 +103,28 @@ def test_the_clients_connection_pool_keeps_the_limits_it_is_given() -> None:
         kept = (pool._max_connections, pool._max_keepalive_connections, pool._keepalive_expiry)
 
     assert kept == (3, 2, 7)
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A loopback port that never answers a connection: its listen queue is full, so the
+    kernel drops every further handshake, as a firewall dropping packets would."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    queued = [socket.socket() for _ in range(4)]
+    for client in queued:
+        client.setblocking(False)
+        client.connect_ex(("127.0.0.1", port))
+    time.sleep(0.1)
+    yield port
+    for client in [*queued, server]:
+        client.close()
+
+
+def test_a_connection_that_never_opens_gives_up_at_the_connect_timeout(silent_port: int) -> None:
+    with outbound.client() as client, pytest.raises(httpx.ConnectTimeout) as timed_out:
+        client.get(f"http://127.0.0.1:{silent_port}/", timeout=httpx.Timeout(10, connect=0.3))
+
+    assert outbound.failure(timed_out.value) == outbound.UNREACHABLE
