@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
-from tests.tournaments.conftest import Club, settled_game
+from tests.tournaments.conftest import QUICK, Club, settled_game
 from tests.tournaments.test_nights import check_in, finish
 from tournaments import nights, recording, selectors, services
 from tournaments.models import ChangeLog, GameEntry, GameNight, Result
@@ -325,9 +325,9 @@ def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
         (3, 1, 3),
         (10, 2, 2),
     ]
-    assert [(g.points, g.dollars, g.won) for g in games] == [
-        (1.0, 300_000, True),
-        (0.0, 100_000, False),
+    assert [(g.points, g.dollars, g.won, g.rounds_won) for g in games] == [
+        (1.0, 300_000, True, 1),
+        (0.0, 100_000, False, 0),
     ]
     assert games[0].dsi == pytest.approx(1.5)
     assert [g.counted for g in games] == [True, False]  # best of one: the winning night
@@ -359,10 +359,19 @@ def test_a_competitors_games_follow_the_nights_dates_not_their_creation(
     earlier = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 1))
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # on 3 March
     settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000], night=earlier)
+    nightless = recording.recorded_game_create(
+        by=olga, competition=club.competition, competitors=club.at("Alice", "Carol"), rules=QUICK
+    )
+    recording.round_record(game=nightless, by=olga, dollars=[50_000, 60_000])
 
     games = selectors.competitor_games(club.competition, club.players["Alice"])
 
-    assert [(g.night.date.day if g.night else None, g.place) for g in games] == [(1, 2), (3, 1)]
+    # a game played on no night comes first
+    assert [(g.night.date.day if g.night else None, g.place) for g in games] == [
+        (None, 2),
+        (1, 2),
+        (3, 1),
+    ]
 
 
 def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olga: User) -> None:
