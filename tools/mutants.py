@@ -305,9 +305,12 @@ def run(target: Target, max_children: int) -> int:
 
 
 def retest(target: Target, max_children: int) -> int:
-    """Run the survivors again, against the tests as they are now: mutmut keeps a verdict
-    until the mutated function changes, so a new test kills nothing until this runs."""
-    survivors = score(target, statuses(target)).survivors
+    """Run the survivors (and the mutants no test reached) again, against the tests as
+    they are now: mutmut keeps a verdict until the mutated function changes, so a new
+    test kills nothing until this runs."""
+    found = statuses(target)
+    untested = [name for name, status in found.items() if status == "no tests"]
+    survivors = score(target, found).survivors + untested
     if not survivors:
         report(target)
         return 0
