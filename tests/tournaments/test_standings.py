@@ -153,12 +153,12 @@ def test_strength_of_schedule_is_the_opponents_average_placement(club: Club, olg
         ids["Carol"]: 0.5,  # Alice 1.0 and Dora 0.0
         ids["Dora"]: 0.75,  # Bob 1.0 and Carol 0.5
     }
-    eve = services.competitor_add(competition=club.competition, by=olga, name="Eve")
-    assert detail.strength_of_schedule([eve.pk]) == {eve.pk: 0.0}  # nobody played: nothing
     standing = selectors.standings(club.competition)  # the default order
     assert [r["name"] for r in standing] == ["Alice", "Bob", "Carol", "Dora"]
     # tied on points, placement, dsi, rounds won and head-to-head (they never met)
     assert standing[0]["decided_by"] == ["points", "placement", "sos"]
+    eve = services.competitor_add(competition=club.competition, by=olga, name="Eve")
+    assert detail.strength_of_schedule([eve.pk]) == {eve.pk: 0.0}  # nobody played: nothing
 
 
 def test_a_configured_order_ranks_by_its_own_criteria(club: Club, olga: User) -> None:
