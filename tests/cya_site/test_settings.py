@@ -125,7 +125,7 @@ def test_bare_machine_gets_sqlite_and_the_filesystem_broker(
 
     assert loaded["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert loaded["DATABASES"]["default"]["NAME"] == str(tmp_path / "db.sqlite3")
-    assert loaded["CELERY_BROKER_URL"] == "filesystem://"
+    assert loaded["CELERY_BROKER_URL"] == "filesystem://localhost/"
     assert loaded["CELERY_BROKER_TRANSPORT"] == "cya_site.broker:Transport"
     options = loaded["CELERY_BROKER_TRANSPORT_OPTIONS"]
     assert options["data_folder_in"] == options["data_folder_out"]
@@ -290,3 +290,18 @@ def test_env_example_lists_every_variable_settings_and_the_procfile_read() -> No
 
     assert "WEB_PORT" in procfile
     assert read | procfile == listed
+
+
+def test_mail_is_printed_in_development_and_sent_by_smtp_in_production(
+    bare_env: pytest.MonkeyPatch,
+) -> None:
+    development = _load_settings()
+    bare_env.setenv("DEBUG", "false")
+    bare_env.setenv("SECRET_KEY", "x" * 60)
+    bare_env.setenv("EMAIL_HOST", "mail.example.org")
+    production = _load_settings()
+
+    assert development["EMAIL_BACKEND"] == "django.core.mail.backends.console.EmailBackend"
+    assert production["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert production["EMAIL_HOST"] == "mail.example.org"
+    assert development["PASSWORD_RESET_TIMEOUT"] == 24 * 3600

@@ -3,7 +3,17 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import calendar, desk, leagues, nights, sheets, standings, tournaments
+from tournaments.web import (
+    calendar,
+    desk,
+    leagues,
+    nights,
+    players,
+    quickplay,
+    sheets,
+    standings,
+    tournaments,
+)
 
 urlpatterns = [
     *calendar.urlpatterns,
@@ -13,4 +23,6 @@ urlpatterns = [
     *sheets.urlpatterns,
     *tournaments.urlpatterns,
     *standings.urlpatterns,
+    *players.urlpatterns,
+    *quickplay.urlpatterns,
 ]

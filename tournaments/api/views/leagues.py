@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from accounts.selectors import user_named
 from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
-from tournaments import roster, services
+from tournaments import players, roster, services
 from tournaments.api.serializers.inputs import (
     LeagueCreateInputSerializer,
     LeagueSettingsInputSerializer,
@@ -28,7 +28,9 @@ from tournaments.api.serializers.outputs import (
     NightSerializer,
     SeasonSerializer,
 )
+from tournaments.api.serializers.players import PlayerProfileSerializer
 from tournaments.api.views.lookups import signed_in
+from tournaments.api.views.players import profile as player_profile
 from tournaments.models import League, Member, Season
 
 
@@ -154,3 +156,11 @@ class MemberViewSet(mixins.RetrieveModelMixin, ApiViewSet[Member]):
         assert user is not None
         member = roster.member_link(member=self.get_object(), by=signed_in(request), user=user)
         return Response(MemberSerializer(member).data)
+
+    @extend_schema(responses={200: PlayerProfileSerializer})
+    @action(detail=True, methods=["get"])
+    def profile(self, request: Request, pk: str) -> Response:
+        """The roster entry's player profile: a guest's recorded club games, ratings and
+        statistics; an entry linked to an account answers the account's profile."""
+        player = players.roster_guest(self.get_object().pk)
+        return Response(PlayerProfileSerializer(player_profile(player)).data)
