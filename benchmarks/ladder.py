@@ -127,6 +127,8 @@ def main() -> None:
         "DEBUG": "false",
         "SECRET_KEY": "benchmark-only-secret-key",
         "LADDER_TABLES": "0",  # no beat-scheduled matches: only the benchmark's
+        # a match's later slices go to the benchmark's batch queue, which its worker takes
+        "CELERY_QUEUE_PREFIX": f"{queue}.",
     }
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
@@ -213,7 +215,8 @@ def main() -> None:
     # the ladder: one worker with 2 processes, one task per match
     node = f"{queue}@{socket.gethostname()}"
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "--app", "cya_site", "worker", "--queues", queue,
+        [sys.executable, "-m", "celery", "--app", "cya_site", "worker",
+         "--queues", f"{queue},{queue}.batch",
          "--hostname", node, "--concurrency", "2", "--without-gossip", "--without-mingle",
          "--loglevel", "WARNING"],
         cwd=ROOT, env=env, start_new_session=True,

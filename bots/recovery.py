@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Max, QuerySet
 
 from bots import leases
@@ -68,11 +69,35 @@ def _take(found: QuerySet[Any], namespace: int, stale: datetime, now: datetime) 
     return [pk for pk in _unheld(found, namespace) if again.filter(pk=pk).update(dispatched_at=now)]
 
 
-def idle_turns(now: datetime) -> list[tuple[int, int]]:
+def late_turns(now: datetime) -> list[tuple[int, int]]:
+    """Bot turns at people's tables that were due and did not come (a broker restart lost
+    the task, a worker died): the (game, version) of each that no worker holds, TURN_LATE_SECONDS
+    past its time (BOT_MOVE_DELAY_MS after the move before), each at most once per
+    TURN_LATE_SECONDS (``bots.check_turns`` sends them again every TURN_CHECK_SECONDS)."""
+    late = settings.BOT_MOVE_DELAY_MS / 1000 + settings.TURN_LATE_SECONDS
+    return [
+        turn
+        for turn in idle_turns(now, idle_for=timedelta(seconds=late))
+        if _first_call(f"cya:turn-resent:{turn[0]}:{turn[1]}", settings.TURN_LATE_SECONDS)
+    ]
+
+
+def _first_call(key: str, seconds: int) -> bool:
+    """Whether no one has asked for ``key`` in the last ``seconds`` (the cache's add).
+    A cache out of reach (Redis away) answers yes: a turn sent twice plays once."""
+    try:
+        return bool(cache.add(key, 1, timeout=seconds))
+    except Exception:  # a cache that cannot be reached: see above
+        return True
+
+
+def idle_turns(now: datetime, idle_for: timedelta | None = None) -> list[tuple[int, int]]:
     """Bot turns at people's tables left unplayed (a lost task, a worker that died): the
     (game, version) of every active table whose bot has been to act for more than
-    SWEEP_AFTER_SECONDS and that no worker holds."""
-    stale = now - timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    ``idle_for`` (SWEEP_AFTER_SECONDS) and that no worker holds."""
+    if idle_for is None:
+        idle_for = timedelta(seconds=settings.SWEEP_AFTER_SECONDS)
+    stale = now - idle_for
     found = (
         Game.objects.filter(status=Game.Status.ACTIVE, mode=Game.Mode.DIGITAL)
         .exclude(bot_seats=[])

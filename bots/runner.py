@@ -78,6 +78,25 @@ def run_match(match: Match) -> Match:
     return services.match_finish(match=match)
 
 
+def run_slice(match: Match, seconds: float) -> bool:
+    """Play the match's unfinished games one after another, the next one only while less
+    than ``seconds`` have passed (one at least); True once none is left, the match then
+    aggregated and rated (exactly once). A slice bounds how long a match holds a worker:
+    a restart or a deploy costs at most the game it was playing."""
+    began = time.monotonic()
+    seatings = game_rows.match_seatings(match.pk)
+    played = False
+    for game in game_rows.match_games(match.pk):
+        if game.status != Game.Status.ACTIVE:
+            continue
+        if played and time.monotonic() - began >= seconds:
+            return False
+        _run(match, game, seatings[game.pk])
+        played = True
+    services.match_finish(match=match)
+    return True
+
+
 def _plays_in_process(autopilot: object, kind: str) -> bool:
     """Whether a seat is played here: on autopilot (truthy ``autopilot``), or built-in."""
     return bool(autopilot) or kind == Bot.Kind.BUILTIN

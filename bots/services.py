@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from celery import Task, signature
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
@@ -255,6 +256,13 @@ def match_claim(*, match_id: int, attempt: bool = True) -> Match | None:
     if match is not None:
         _counted(match.kind, Match.Status.RUNNING)
     return match
+
+
+def match_attempt_refund(*, match_id: int) -> None:
+    """Give back the attempt a slice's claim counted, once the slice played its games: a
+    match sliced game by game (``bots.tasks.play_match``) counts only the slices that
+    crashed, not every slice it took."""
+    Match.objects.filter(pk=match_id, attempts__gt=0).update(attempts=F("attempts") - 1)
 
 
 @transaction.atomic

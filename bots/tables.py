@@ -6,8 +6,9 @@ port it defines (games.seating), to seat them and, after every change that leave
 to act, to play. Each bot turn is a task (``bots.play_turn``) sent BOT_MOVE_DELAY_MS
 after the change, so people see the bots' moves one by one; it plays the seat exactly as
 a match would (bots.runner), and the action it submits announces the next decision,
-which sends the next bot's turn. A turn whose task was lost is found by
-the sweep (bots.recovery.idle_turns).
+which sends the next bot's turn. A turn whose task was lost (a broker restart, a dead
+worker) is sent again seconds after it was due (``bots.check_turns``,
+bots.recovery.late_turns), and by the sweep as a last resort.
 """
 
 from __future__ import annotations

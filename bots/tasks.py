@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
 
 from bots import ladder, leases, recovery, runner, services, validation
@@ -17,6 +18,7 @@ from cya_site import dispatch, metrics
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
+SLICED = "sliced"  # a slice of a match played; the rest is sent as a new task
 
 
 @shared_task(
@@ -28,17 +30,21 @@ MAX_ATTEMPTS = 3
     max_retries=None,
 )
 def play_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Play a match to its end and rate it; a rerun resumes it, and rates it only once.
+    """Play a slice of a match (its games for MATCH_SLICE_SECONDS), then send the rest as
+    a new task; the last slice rates it. A rerun resumes it, and rates it only once.
 
     A platform fault (an engine or server error, or a worker crashing again and again)
     voids the match instead of rating it; an outage only delays it. A second delivery
     while the first still runs finds the match held and leaves it.
     """
     try:
-        return _play(match_id, attempt=self.request.retries == 0)
+        outcome = _play(match_id, attempt=self.request.retries == 0)
     except dispatch.TRANSIENT as error:
         log.warning("match %s: %s; retrying", match_id, error)
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
+    if outcome == SLICED:  # behind the batch work sent meanwhile, never ahead of it
+        dispatch.send(play_match, (match_id,))
+    return outcome
 
 
 def _play(match_id: int, *, attempt: bool) -> str:
@@ -52,7 +58,9 @@ def _play(match_id: int, *, attempt: bool) -> str:
             services.match_void(match=match, reason=f"gave up after {MAX_ATTEMPTS} attempts")
             return "voided"
         try:
-            runner.run_match(match)
+            if not runner.run_slice(match, settings.MATCH_SLICE_SECONDS):
+                services.match_attempt_refund(match_id=match_id)
+                return SLICED
         except dispatch.TRANSIENT:
             raise  # an outage is no fault of the match: retried, never voided
         except Exception as error:  # a platform fault: never rate what it touched
@@ -112,6 +120,18 @@ def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyp
     except dispatch.TRANSIENT as error:
         log.warning("game %s turn %s: %s; retrying", game_id, version, error)
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
+
+
+@shared_task(name="bots.check_turns", time_limit=30, soft_time_limit=20)
+def check_turns() -> int:
+    """Send again, within seconds of when it was due, each bot turn at a people's table
+    that did not come (bots.recovery.late_turns): people do not wait for the sweep."""
+    turns = recovery.late_turns(timezone.now())
+    for turn in turns:
+        dispatch.send(play_turn, turn)
+    if turns:
+        metrics.SWEEP_RESENT.labels("late_turn").inc(len(turns))
+    return len(turns)
 
 
 @shared_task(name="bots.schedule_ladder", time_limit=60, soft_time_limit=50)

@@ -14,7 +14,7 @@ from celery.signals import (
     worker_process_shutdown,
 )
 
-from cya_site import kombu_fixes, metrics, tracing
+from cya_site import backlog, kombu_fixes, metrics, tracing
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cya_site.settings")
 # A worker must outlive a Redis restart (docs/operations.md, "Operations: faults").
@@ -60,9 +60,13 @@ _running: dict[str, tuple[float, Callable[[], None]]] = {}
 @before_task_publish.connect
 def _send_request_id(headers: dict[str, Any] | None = None, **kwargs: Any) -> None:
     """A task sent while serving a request carries that request's id in its headers, so
-    its log lines find the request that caused them."""
+    its log lines find the request that caused them; every task carries when it was
+    sent, so the queues tell how long their oldest task has waited (cya_site.backlog)."""
+    if headers is None:
+        return
+    headers[backlog.SENT_AT_HEADER] = time.time()
     request_id = tracing.current()
-    if request_id and headers is not None:
+    if request_id:
         headers.setdefault(REQUEST_ID_HEADER, request_id)
 
 

@@ -43,6 +43,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connections
 
+from cya_site import backlog
 from cya_site.celery import app as celery_app
 
 # Seconds all checks together may take; load balancers commonly give a probe 2 to 5 s.
@@ -75,6 +76,7 @@ def default_checks() -> dict[str, Check]:
         checks["redis"] = lambda: check_redis(settings.REDIS_URL)
     checks["broker"] = lambda: check_broker(celery_app)
     checks["workers"] = lambda: check_workers(celery_app)
+    checks["queues"] = check_queues
     return checks
 
 
@@ -149,6 +151,13 @@ def check_broker(app: Celery) -> Result:
 def _writable(folder: str) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OSError(f"the broker's folder {folder} cannot be written to")
+
+
+def check_queues() -> Result:
+    """Each queue's waiting tasks and its oldest task's age (cya_site.backlog): what the
+    workers have yet to take. Never down by itself: a backlog is for the operator to
+    read (``manage.py status`` names one), and a broker away is the broker check's."""
+    return {"queues": {found.queue: found.as_json() for found in backlog.backlogs()}}
 
 
 def check_workers(app: Celery, timeout: float = WORKER_TIMEOUT) -> Result:

@@ -18,22 +18,18 @@ Labels are bounded sets: a route is its URL pattern, never a path with ids in it
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
 import logging
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
-from django.conf import settings
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponseBase, JsonResponse
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
-from prometheus_client.django import PrometheusDjangoView
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from cya_site import backlog
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +72,9 @@ MATCH_TRANSITIONS = Counter(
 )
 SWEEP_RESENT = Counter(
     "cya_sweep_resent_total",
-    "Work a sweep found left undone and sent again: match, validation, turn (bots.sweep) "
-    "and deadline (games.sweep_deadlines, the deadlines it enforced).",
+    "Work a sweep found left undone and sent again: match, validation, turn (bots.sweep), "
+    "deadline (games.sweep_deadlines, the deadlines it enforced) and late_turn "
+    "(bots.check_turns).",
     ["kind"],
 )
 WEBHOOK_SECONDS = Histogram(
@@ -130,11 +127,11 @@ def clear_multiprocess_dir(path: str) -> int:
 
 class _Live(Collector):
     """What the database and the broker hold now: matches by kind and status, whether
-    the database answered, and the length of each Celery queue."""
+    the database answered, and each Celery queue's length and oldest task's age."""
 
     def collect(self) -> Iterator[Metric]:
         yield from _database_families()
-        yield _queue_family()
+        yield from _queue_families()
 
 
 def _database_families() -> Iterator[Metric]:
@@ -162,48 +159,22 @@ def read_at_scrape(reader: Callable[[], Iterable[Metric]]) -> None:
         _from_database.append(reader)
 
 
-def _queue_family() -> Metric:
-    family = GaugeMetricFamily(
+def _queue_families() -> Iterator[Metric]:
+    length = GaugeMetricFamily(
         "cya_celery_queue_length",
-        "Tasks waiting in each Celery queue (Redis list lengths; -1 if Redis did not answer).",
+        "Tasks waiting in each Celery queue (-1 if the broker did not answer).",
         labels=["queue"],
     )
-    for queue, length in queue_lengths(_queue_names()):
-        family.add_metric([queue], length)
-    return family
-
-
-def _queue_names() -> list[str]:
-    from cya_site.celery import app
-
-    names = {app.conf.task_default_queue or "celery"}
-    for queue in app.conf.task_queues or ():
-        names.add(queue.name)
-    return sorted(names)
-
-
-def queue_lengths(names: Iterable[str]) -> list[tuple[str, int]]:
-    """Each queue's waiting tasks. With Redis, a queue is a list of that name; the
-    embedded filesystem broker keeps one file per message in its queue folder."""
-    names = list(names)
-    if not settings.REDIS_URL:
-        folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
-        waiting = sum(1 for _ in folder.glob("*.msg")) if folder.is_dir() else 0
-        return [(name, waiting) for name in names]
-    import redis
-
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-    try:
-        with client.pipeline(transaction=False) as pipe:
-            for name in names:
-                pipe.llen(name)
-            lengths = pipe.execute()
-    except redis.RedisError as error:
-        log.warning("metrics: Redis did not answer: %s", error)
-        return [(name, -1) for name in names]
-    finally:
-        client.close()
-    return [(name, int(n)) for name, n in zip(names, lengths, strict=True)]
+    oldest = GaugeMetricFamily(
+        "cya_celery_queue_oldest_seconds",
+        "Seconds the oldest task waiting in each Celery queue has waited (0 when empty).",
+        labels=["queue"],
+    )
+    for found in backlog.backlogs():
+        length.add_metric([found.queue], found.depth)
+        oldest.add_metric([found.queue], found.oldest_seconds or 0.0)
+    yield length
+    yield oldest
 
 
 class _Registered(Collector):
@@ -222,42 +193,3 @@ def registry() -> CollectorRegistry:
         scraped.register(_Registered())
     scraped.register(_Live())
     return scraped
-
-
-# --- /metrics -------------------------------------------------------------------------
-
-
-def allowed(request: HttpRequest) -> bool:
-    """Whether the request may scrape: it bears ``METRICS_TOKEN``, or comes from one of
-    ``METRICS_ALLOWED_NETWORKS``. Neither set: nobody may (the default)."""
-    token: str = settings.METRICS_TOKEN
-    if token:
-        sent = request.headers.get("Authorization", "")
-        if hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
-            return True
-    networks: list[str] = settings.METRICS_ALLOWED_NETWORKS
-    if networks:
-        try:
-            address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
-        except ValueError:
-            return False
-        return any(address in ipaddress.ip_network(network) for network in networks)
-    return False
-
-
-class MetricsView(PrometheusDjangoView):
-    """``GET /metrics``: the library's view, behind ``allowed``."""
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if not allowed(request):
-            from cya_site.errors import ApiError
-
-            message = (
-                "Metrics are only for the configured scrapers: send the METRICS_TOKEN as a "
-                "bearer token, or scrape from one of METRICS_ALLOWED_NETWORKS."
-            )
-            error = ApiError(403, "metrics_forbidden", message)
-            return JsonResponse(error.body(), status=403)
-        self.registry = registry()
-        response: HttpResponseBase = super().dispatch(request, *args, **kwargs)
-        return response

@@ -24,6 +24,9 @@ from games import selectors as game_selectors
 STUCK_AFTER = timedelta(minutes=60)
 # With LADDER_TABLES tables playing, ratings move every few minutes.
 STALL_AFTER = timedelta(minutes=60)
+# Interactive work (a bot's move at a people's table) is taken within a second or two;
+# waiting longer than this, its workers are all busy or gone.
+INTERACTIVE_LATE_SECONDS = 30.0
 
 # Exit codes of ``manage.py status`` (2 is argparse's: bad usage).
 OK = 0
@@ -49,8 +52,10 @@ def site_status(
         for name, result in ready["checks"].items()
         if not result["ok"]
     ]
+    queues = ready["checks"].get("queues", {}).get("queues", {})
+    problems += queue_problems(queues)
     if ready["checks"].get("database", {"ok": True})["ok"]:
-        problems += ladder_problems(now, ladder, stuck_after, stall_after)
+        problems += ladder_problems(now, ladder, stuck_after, stall_after, queues)
     status: Status = {"readiness": ready, "ladder": ladder, "problems": problems}
     status["exit_code"] = exit_code(status)
     return status
@@ -116,10 +121,30 @@ def idle_work(now: datetime) -> dict[str, int]:
     }
 
 
+def queue_problems(queues: dict[str, Status]) -> list[dict[str, str]]:
+    """Interactive work that has waited too long in its queue (cya_site.backlog)."""
+    name = settings.CELERY_TASK_ROUTES["bots.play_turn"]["queue"]
+    found = queues.get(name, {})
+    late = found.get("oldest_seconds")
+    if late is None or late <= INTERACTIVE_LATE_SECONDS:
+        return []
+    return [{
+        "code": "interactive_backlog",
+        "message": f"{found['depth']} tasks wait on {name}, the oldest for {age_text(late)}: "
+        f"every worker taking {name} is busy or gone; start more "
+        f"(celery --app cya_site worker --queues {name})",
+    }]  # fmt: skip
+
+
 def ladder_problems(
-    now: datetime, ladder: Status, stuck_after: timedelta, stall_after: timedelta
+    now: datetime,
+    ladder: Status,
+    stuck_after: timedelta,
+    stall_after: timedelta,
+    queues: dict[str, Status] | None = None,
 ) -> list[dict[str, str]]:
-    """The ladder's findings that need a human."""
+    """The ladder's findings that need a human; ``queues`` (the readiness check's) tells
+    workers too busy to take the sweeps apart from a beat that does not send them."""
     if "error" in ladder:
         return [{"code": "ladder_unreadable", "message": ladder["error"]}]
     problems = []
@@ -144,9 +169,24 @@ def ladder_problems(
         listed = ", ".join(f"{n} {kind}" for kind, n in unsent.items())
         problems.append({
             "code": "work_not_resent",
-            "message": f"idle work the sweeps have not sent again: {listed}; is beat running?",
+            "message": f"idle work the sweeps have not sent again: {listed}; "
+            + _why_not_resent(queues or {}, grace),
         })  # fmt: skip
     return problems
+
+
+def _why_not_resent(queues: dict[str, Status], grace: timedelta) -> str:
+    """Beat missing, or the sweeps sent and waiting behind busy workers: the sweep's
+    queue tells (its oldest task older than the sweeps' grace: they are queued)."""
+    name = settings.CELERY_TASK_ROUTES["bots.sweep"]["queue"]
+    found = queues.get(name, {})
+    waited = found.get("oldest_seconds")
+    if waited is not None and waited > grace.total_seconds():
+        return (
+            f"beat sends them, but they wait on {name} behind {found['depth']} tasks (the "
+            f"oldest for {age_text(waited)}): its workers are busy or gone"
+        )
+    return "is beat running?"
 
 
 def _stalled(ladder: Status, stall_after: timedelta) -> bool:

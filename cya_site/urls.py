@@ -8,7 +8,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from cya_site import errors, views
 from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI extensions
 from cya_site.bench import BenchReadWriteView
-from cya_site.metrics import MetricsView
 
 # The admin's index leads with the operator's summary (cya_site.status), as manage.py status.
 admin.site.index_template = "cya/admin/index.html"
@@ -27,7 +26,7 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     # Prometheus, behind METRICS_TOKEN / METRICS_ALLOWED_NETWORKS (docs/operations.md)
-    path("metrics", MetricsView.as_view(), name="metrics"),
+    path("metrics", views.MetricsView.as_view(), name="metrics"),
     # Probes (docs/operations.md): plain views, unauthenticated, unthrottled, not in the schema.
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),

@@ -2,7 +2,7 @@
 
 A worker started with ``--app tests.celery_app`` consumes ``CYA_TEST_QUEUE`` (given with
 ``--queues``) and, unlike ``--app cya_site``, also sends the tasks its tasks start there
-(``bots.schedule_ladder`` sends ``bots.play_match``): on the default queue they would be
+(``bots.schedule_ladder`` sends ``bots.play_match``): on the routed queues they would be
 lost to the test, or taken by another session's worker against its own database.
 
 ``CYA_TEST_VISIBILITY_TIMEOUT`` (seconds), if set, makes the broker redeliver a task
@@ -17,6 +17,9 @@ from cya_site.celery import app
 
 queue = os.environ["CYA_TEST_QUEUE"]
 app.conf.task_default_queue = queue
+# every latency class on the one queue too: the settings' routes (cya_site.queues) name
+# queues every session shares
+app.conf.task_routes = {}
 visibility_timeout = os.environ.get("CYA_TEST_VISIBILITY_TIMEOUT")
 if visibility_timeout:
     app.conf.broker_transport_options = {

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, cast
 
 import httpx
+from celery import Task, signature
 from django.utils import timezone
 
 from bots.webhook import sign
@@ -23,6 +24,9 @@ from games.models import Game
 from tournaments.models import Competition, Delivery, Result, Webhook
 
 TIMEOUT_SECONDS = 10
+# tournaments.tasks runs ``deliver``, so its task is sent by name: importing it here would
+# close an import cycle (tests/test_import_cycles.py)
+DELIVER = "tournaments.deliver"
 
 
 def publish(competition: Competition, event: str, payload: dict[str, Any]) -> list[Delivery]:
@@ -32,8 +36,7 @@ def publish(competition: Competition, event: str, payload: dict[str, Any]) -> li
         for hook in Webhook.objects.filter(competition=competition, is_active=True)
     ]
     if deliveries:
-        from tournaments.tasks import deliver
-
+        deliver = cast(Task[Any, Any], signature(DELIVER))  # a Task's apply_async
         for delivery in deliveries:  # a broker that cannot take them loses the notice only
             dispatch.send_on_commit(deliver, (delivery.pk,))
     return deliveries

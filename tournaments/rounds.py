@@ -9,8 +9,9 @@ seated (Swiss plans it from the standings so far) or the tournament finishes.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
+from celery import Task, signature
 from django.db import transaction
 from django.utils import timezone
 
@@ -24,6 +25,10 @@ from games.models import Game
 from tournaments import notifications, recording, results, seating, selectors
 from tournaments.changelog import log
 from tournaments.models import Competitor, GameEntry, Tournament, TournamentRound
+
+# tournaments.tasks runs the rounds, so its task is sent by name: importing it here would
+# close an import cycle (tests/test_import_cycles.py)
+PLAY_ROUND = "tournaments.play_round"
 
 
 def round_open(tournament: Tournament, number: int) -> TournamentRound:
@@ -73,8 +78,7 @@ def round_open(tournament: Tournament, number: int) -> TournamentRound:
     round_.status = TournamentRound.Status.PLAYING
     round_.save(update_fields=["status"])
     if matches:  # if the broker cannot take them now, bots.sweep resends the matches
-        from tournaments.tasks import play_round
-
+        play_round = cast(Task[Any, Any], signature(PLAY_ROUND))  # a Task's apply_async
         dispatch.send_on_commit(play_round, (tournament.pk, number, matches))
     return round_
 

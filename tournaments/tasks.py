@@ -18,7 +18,7 @@ from tournaments.models import Delivery, PersonRatingChange, Tournament, Tournam
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
 
 
-@shared_task(name="tournaments.play_round", time_limit=60, soft_time_limit=50)
+@shared_task(name=rounds.PLAY_ROUND, time_limit=60, soft_time_limit=50)
 def play_round(tournament_id: int, number: int, matches: list[int]) -> None:
     """A bot round as a canvas: one task per table's match, then one callback."""
     # a chord collects its tasks' results, which tasks otherwise do not keep
@@ -45,7 +45,7 @@ def round_finished(tournament_id: int, number: int) -> int | None:
 
 
 @shared_task(
-    name="tournaments.deliver",
+    name=notifications.DELIVER,
     bind=True,
     time_limit=60,
     soft_time_limit=50,

@@ -71,6 +71,8 @@ class TableForm(RulesForm):
     switches = (
         "penny_jar",
         "action_cards",
+        "swap",
+        "move",
         "hand_six",
         "two_actions",
         "no_rechallenge_after_loss",

@@ -58,6 +58,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 256 * 1024, minimum=1
 # Game streams (games.api.stream): open streams a user may hold per server process, and
 # the seconds of quiet after which a stream sends an empty line and checks for changes.
 STREAMS_PER_USER = env_int("STREAMS_PER_USER", 64, minimum=1)
+# Waits (long-polls and streams together, games.api.waits): open at once per client
+# address and per signed-in account (429 beyond), and per server process (503 beyond).
+WAITS_PER_ADDRESS = env_int("WAITS_PER_ADDRESS", 64, minimum=1)
+WAITS_PER_ACCOUNT = env_int("WAITS_PER_ACCOUNT", 32, minimum=1)
+WAITS_PER_PROCESS = env_int("WAITS_PER_PROCESS", 4000, minimum=1)
+# The WSGI server answers a wait 421 wait_needs_asgi instead of holding a thread for it;
+# true lets it wait (the tests' live server; never in production).
+WAITS_ON_WSGI = env_bool("WAITS_ON_WSGI", False)
 STREAM_KEEPALIVE_SECONDS = env_int("STREAM_KEEPALIVE_SECONDS", 10, minimum=1)
 
 # benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
+from cya_site import queues
 from cya_site.env import env_int, env_list, env_networks, env_str
 from cya_site.settings.core import VAR_DIR
 from cya_site.settings.web import TIME_ZONE
@@ -27,9 +28,18 @@ except ValueError:
 if not 0 <= LADDER_EXPLORATION <= 1:
     raise ImproperlyConfigured("LADDER_EXPLORATION must be a number from 0 to 1")
 LADDER_EVERY_SECONDS = env_int("LADDER_EVERY_SECONDS", 10, minimum=1)
+# A match (ladder, bot tournament table) is played in slices: a task plays its games one
+# after another for this long (a game at least), then sends the rest as a new task, so a
+# batch worker is never held for minutes (bots.tasks.play_match).
+MATCH_SLICE_SECONDS = env_int("MATCH_SLICE_SECONDS", 5, minimum=0)
 # Bots at people's tables move one at a time, this long after the change before: people
 # follow their moves one by one (bots.tables).
 BOT_MOVE_DELAY_MS = env_int("BOT_MOVE_DELAY_MS", 800, minimum=0)
+# A bot turn at a people's table that has not come TURN_LATE_SECONDS after it was due (its
+# task lost to a broker restart or a dead worker) is sent again; beat looks for such turns
+# every TURN_CHECK_SECONDS (bots.check_turns), so people never wait for the sweep.
+TURN_CHECK_SECONDS = env_int("TURN_CHECK_SECONDS", 2, minimum=1)
+TURN_LATE_SECONDS = env_int("TURN_LATE_SECONDS", 3, minimum=1)
 # Recovery (cya_site.dispatch): every SWEEP_EVERY_SECONDS, work left undone by a crash or
 # an outage for more than SWEEP_AFTER_SECONDS (a match or a validation no worker holds, a
 # deadline whose task was lost) is sent again; at most SWEEP_BATCH of each kind per sweep.
@@ -44,6 +54,7 @@ CELERY_BEAT_SCHEDULE = {
     "results": {"task": "tournaments.sync_results", "schedule": float(SWEEP_EVERY_SECONDS)},
     "sweep": {"task": "bots.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
     "deadlines": {"task": "games.sweep_deadlines", "schedule": float(SWEEP_EVERY_SECONDS)},
+    "turns": {"task": "bots.check_turns", "schedule": float(TURN_CHECK_SECONDS)},
 }
 
 # Outgoing webhooks (bots' and clubs', cya_site.outbound) reach only public addresses, and
@@ -63,6 +74,14 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Queues by latency class (cya_site.queues): interactive, batch and outbound work each on
+# queues of their own, taken by workers of their own. CELERY_QUEUE_PREFIX keeps two sites
+# (or a benchmark) sharing one broker apart.
+CELERY_QUEUE_PREFIX = env_str("CELERY_QUEUE_PREFIX", "")
+CELERY_TASK_ROUTES = queues.routes(CELERY_QUEUE_PREFIX)
+# a task no route names (none should: tests/cya_site/test_queues.py) is interactive work
+CELERY_TASK_DEFAULT_QUEUE = queues.queue_name(CELERY_QUEUE_PREFIX, queues.INTERACTIVE)
 
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -117,7 +136,7 @@ else:
     # producer's "out" folder is the consumer's "in" folder (one machine, one queue set),
     # in cya_site.broker's first-in, first-out order (kombu's own sorts by a clock's text).
     _broker_dir = VAR_DIR / "broker"
-    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_URL = "filesystem://localhost/"  # a host, or kombu warns of its absence
     CELERY_BROKER_TRANSPORT = "cya_site.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),

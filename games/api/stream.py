@@ -48,6 +48,7 @@ from cya_site.errors import DomainError, render_error
 from games import feed, notify, selectors, store
 from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
 from games.api.serializers import StreamQuerySerializer
+from games.api.waits import Place, admit, client_address, needs_asgi, refusal
 from games.models import Game, Seat
 
 ENDED = frozenset({Game.Status.FINISHED, Game.Status.ABORTED})
@@ -75,10 +76,11 @@ def _db(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     return sync_to_async(fresh, thread_sensitive=False)
 
 
-def _open(request: HttpRequest, game_id: int) -> tuple[str, int | None]:
-    """Who asks (``_client``) and their seat in the game (None for a spectator, and for
-    anyone signed out; 404 for no such game). Its connection is closed before the stream
-    starts: under WSGI this runs in a thread that nothing else would ever retire."""
+def _open(request: HttpRequest, game_id: int) -> tuple[str, int | None, int | None]:
+    """Who asks (``_client``), their seat in the game (None for a spectator, and for
+    anyone signed out; 404 for no such game) and their account (None signed out). Its
+    connection is closed before the stream starts: under WSGI this runs in a thread that
+    nothing else would ever retire."""
     try:
         close_old_connections()
         user = _user(request)
@@ -88,7 +90,7 @@ def _open(request: HttpRequest, game_id: int) -> tuple[str, int | None]:
             number = seat.values_list("number", flat=True).first()
         if number is None and not Game.objects.filter(pk=game_id).exists():
             raise DomainError("not_found", "No such game.", status=404)
-        return _client(request, user), number
+        return _client(request, user), number, None if user is None else user.pk
     finally:
         connections.close_all()
 
@@ -156,9 +158,10 @@ async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
     """Open a game's stream (see the module docstring for its lines)."""
     if request.method != "GET":
         return render_error(exceptions.MethodNotAllowed(request.method or ""))
+    asgi = isinstance(request, ASGIRequest)
     try:
         updates = _updates_param(request)
-        client, seat = await sync_to_async(_open, thread_sensitive=False)(request, pk)
+        client, seat, account = await sync_to_async(_open, thread_sensitive=False)(request, pk)
         if settings.REDIS_URL and loop_hub().open_streams(client) >= settings.STREAMS_PER_USER:
             raise DomainError(
                 "too_many_streams",
@@ -166,17 +169,23 @@ async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
                 {"limit": settings.STREAMS_PER_USER},
                 status=429,
             )
+        if not asgi and not settings.WAITS_ON_WSGI:
+            raise needs_asgi(request)
+        place = admit(client_address(request), account)
     except Exception as error:  # rendered in the one error shape, or re-raised (a 500)
-        refused = render_error(error)
+        refused = refusal(error)
         if refused.status_code == 401:
             refused["WWW-Authenticate"] = AUTHENTICATE
         return refused
-    lines = _lines(pk, client, seat, updates or seat is None)
-    # a WSGI server (manage.py runserver) must iterate synchronously
-    content = lines if isinstance(request, ASGIRequest) else _blocking(lines)
+    lines = _lines(pk, client, seat, updates or seat is None, place)
+    # a WSGI server (the tests' live server) must iterate synchronously
+    content = lines if asgi else _blocking(lines)
     response = StreamingHttpResponse(content, content_type="application/x-ndjson")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # proxies must pass each line on at once
+    # a stream closed before its first line lets its place go too: Django's close() of a
+    # response calls its resource closers (a private list the stubs do not know)
+    response._resource_closers.append(place.release)  # type: ignore[attr-defined]
     return response
 
 
@@ -201,16 +210,21 @@ def _blocking(lines: AsyncGenerator[bytes, None]) -> Iterator[bytes]:
 
 
 async def _lines(
-    game_id: int, client: str, seat: int | None, forward: bool
+    game_id: int, client: str, seat: int | None, forward: bool, place: Place
 ) -> AsyncGenerator[bytes, None]:
-    """The stream's lines until the game ends (or the client goes away)."""
+    """The stream's lines until the game ends (or the client goes away); its ``place``
+    under the caps is let go at the end."""
     channels = []
     if forward:  # spectators, and seats that asked for every update
         channels.append(notify.channel(game_id))
     if seat is not None:  # the seat's decisions and the game's end
         channels.append(notify.seat_channel(game_id, seat))
     subscriber = Subscriber(client, channels)
-    hub = await _join(subscriber)  # before reading the rows: no change falls in between
+    try:
+        hub = await _join(subscriber)  # before reading the rows: no change falls in between
+    except BaseException:
+        place.release()
+        raise
     keepalive = settings.STREAM_KEEPALIVE_SECONDS
     loop = asyncio.get_running_loop()
     metrics.STREAMS_OPEN.inc()
@@ -256,6 +270,7 @@ async def _lines(
                 quiet_since = loop.time()
     finally:
         metrics.STREAMS_OPEN.dec()
+        place.release()
         if hub is not None:
             await hub.leave(subscriber)
 

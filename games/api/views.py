@@ -26,7 +26,8 @@ from accounts.models import User
 from cya_site.errors import DomainError
 from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
 from cya_site.viewsets import ApiViewSet
-from games import feed, notify, selectors, services, store
+from games import feed, selectors, services, store
+from games.api import waits
 from games.api.filters import GameFilter
 from games.api.serializers import (
     AbortInputSerializer,
@@ -209,29 +210,19 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         detail=True, methods=["get"], throttle_scope="wait", query_serializer=WaitQuerySerializer
     )
     def wait(self, request: Request, pk: str) -> Response:
-        """Wait up to ``timeout`` seconds for the game to pass version ``after`` or your turn."""
+        """Wait up to ``timeout`` seconds for the game to pass version ``after`` or your turn.
+
+        Answered at once here; the waiting itself is done on the event loop by the view
+        in front of this one (games.api.waits), to which this leaves a ``WaitFor``."""
         query = self.query_valid()
         game = self.get_object()
         seat = selectors.seat_number(game, request.user)
         after = query["after"]
-        your_turn = game.status == Game.Status.ACTIVE and seat is not None and game.to_act == seat
-        if game.version <= after and not your_turn and game.status in ("open", "active"):
-            status_seen = game.status
-
-            def changed() -> bool:  # a new version, or a start or an abort (same version)
-                row = Game.objects.filter(pk=game.pk).values_list("version", "status").get()
-                return row[0] > after or row[1] != status_seen
-
-            notify.wait_for_change(game.pk, changed, query["timeout"])
-            game.refresh_from_db()
-            your_turn = game.status == "active" and seat is not None and game.to_act == seat
-        body = {
-            "changed": game.version > after,
-            "version": game.version,
-            "status": game.status,
-            "to_act": game.to_act,
-            "your_turn": your_turn,
-        }
+        body = waits.wait_answer(game, seat, after)
+        waiting = game.version <= after and not body["your_turn"] and query["timeout"] > 0
+        if waiting and game.status in (Game.Status.OPEN, Game.Status.ACTIVE):
+            wait = waits.WaitFor(game.pk, seat, after, game.status, query["timeout"])
+            setattr(request._request, waits.WAIT_FOR, wait)
         return Response(WaitResultSerializer(body).data)
 
     @extend_schema(

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from pytest_django import Settings
 
 from bots import persistence
 
 SQL, ORM = "sql", "orm"
+
+
+@pytest.fixture(autouse=True)
+def _whole_matches(settings: Settings) -> None:
+    """A match run here in one call plays to its end (its slices are tested on their own,
+    tests/bots/test_match_slices.py): however slow the machine, ``tasks.play_match``
+    answers "finished", not "sliced"."""
+    settings.MATCH_SLICE_SECONDS = 3600
 
 
 @pytest.fixture(params=[SQL, ORM])

@@ -348,3 +348,28 @@ def test_the_strong_search_player_can_be_seated_and_plays_its_turn(
             version=game.version,
         )
     raise AssertionError("the search player never got a turn")
+
+
+# --- turns that were due and did not come (issue 25) ----------------------------------------
+
+
+def test_a_bot_turn_that_did_not_come_is_found_seconds_after_it_was_due_and_once(
+    alice: User, settings: Any
+) -> None:
+    settings.BOT_MOVE_DELAY_MS, settings.TURN_LATE_SECONDS = 800, 3
+    game = game_services.game_create(
+        by=alice, rules=RuleSet.preset("2021", seats=2), bots=[BotChoice(1, "greedy")]
+    )
+    if game.to_act != 1:  # alice first: she plays, and the bot is to act
+        state = store.load_state(game)
+        action = action_to_json(default_action(state), state.rules.edition)
+        game_services.action_submit(
+            game_id=game.pk, user=alice, action=action, version=state.version
+        )
+        game.refresh_from_db()
+    moved = Event.objects.filter(game=game).order_by("-seq").values_list("created_at", flat=True)
+    due = moved[0] + timedelta(milliseconds=800)
+
+    assert recovery.late_turns(due + timedelta(seconds=2.9)) == []  # not late yet
+    assert recovery.late_turns(due + timedelta(seconds=3.1)) == [(game.pk, game.version)]
+    assert recovery.late_turns(due + timedelta(seconds=3.2)) == []  # sent just now

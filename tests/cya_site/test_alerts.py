@@ -19,7 +19,9 @@ PROMQL = {
     "increase", "deriv", "histogram_quantile", "le", "up",
 }  # fmt: skip
 # Read at scrape time by cya_site.metrics._Live, not registered in a registry.
-LIVE = {"cya_matches", "cya_database_up", "cya_celery_queue_length"}
+LIVE = {
+    "cya_matches", "cya_database_up", "cya_celery_queue_length", "cya_celery_queue_oldest_seconds"
+}  # fmt: skip
 SUFFIXES = {
     "counter": ("_total",),
     "gauge": ("",),

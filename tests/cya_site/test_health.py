@@ -79,11 +79,12 @@ def test_readyz_answers_200_naming_every_check_and_the_session_worker(celery_wor
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "redis", "broker", "workers"}
+    assert set(body["checks"]) == {"database", "redis", "broker", "workers", "queues"}
     assert all(check["ok"] and check["ms"] >= 0 for check in body["checks"].values())
     workers = body["checks"]["workers"]
     assert workers["answered"] >= 1
     assert workers["workers"][celery_worker] == 0
+    assert set(body["checks"]["queues"]["queues"]) == {"interactive", "batch", "outbound"}
 
 
 @pytest.mark.usefixtures("db", "celery_worker")

@@ -194,16 +194,17 @@ def test_the_route_label_is_the_url_pattern_never_the_path(
 
 
 @pytest.mark.django_db
-def test_queue_lengths_are_read_from_redis_at_scrape_time(
+def test_each_queue_s_length_and_oldest_task_are_read_from_redis_at_scrape_time(
     scrape: Callable[[], Samples], settings: Settings
 ) -> None:
     import redis
 
-    queue = "celery"
     client = redis.Redis.from_url(settings.REDIS_URL)
-    waiting = client.llen(queue)
+    samples = scrape()
 
-    assert value(scrape(), "cya_celery_queue_length", queue=queue) == waiting
+    for queue in ("interactive", "batch", "outbound"):  # cya_site.queues
+        assert value(samples, "cya_celery_queue_length", queue=queue) == client.llen(queue)
+        assert value(samples, "cya_celery_queue_oldest_seconds", queue=queue) >= 0
 
 
 # --- several processes ------------------------------------------------------------------

@@ -56,6 +56,7 @@ class Platform:
     var_dir: Path  # shared by the module's platforms: the collected static files
     web_port: int = field(default_factory=free_port)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    overrides: dict[str, str] = field(default_factory=dict)  # a test's own settings
 
     @property
     def database_url(self) -> str:
@@ -82,6 +83,7 @@ class Platform:
             "SWEEP_AFTER_SECONDS": "4",
             "BROKER_VISIBILITY_TIMEOUT": "10",
             "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",  # the test's bot servers
+            **self.overrides,
         }
 
     # --- processes ---------------------------------------------------------------------
@@ -90,7 +92,9 @@ class Platform:
         python = [sys.executable, "-m"]
         if name.startswith("worker"):
             node = f"{name}-{uuid.uuid4().hex[:6]}@localhost"
+            # one worker for every latency class (cya_site.queues), as a small deployment
             return [*python, "celery", "--app", "cya_site", "worker", "--hostname", node,
+                    "--queues", "interactive,batch,outbound",
                     "--concurrency", "2", "--loglevel", "INFO"]  # fmt: skip
         if name == "beat":
             schedule = str(self.directory / "beat-schedule")
@@ -228,7 +232,9 @@ class Platform:
 
         client = Celery("faults", broker=self.redis.url, backend=self.redis.url)
         try:
-            return str(client.send_task("cya_site.ping").get(timeout=60))
+            # on the queue the settings route it to (cya_site.queues)
+            sent = client.send_task("cya_site.ping", queue="interactive")
+            return str(sent.get(timeout=60))
         finally:
             client.close()
 

@@ -17,6 +17,7 @@ import X`` is the one way to import a model, and Django and the migrations find 
 """
 
 from tournaments.models.changes import ChangeLog, Delivery, Webhook
+from tournaments.models.clocks import RoundClock
 from tournaments.models.competitions import Competition, Competitor
 from tournaments.models.entries import GameEntry, Result
 from tournaments.models.leagues import CheckIn, GameNight, League, Member, NightRound, Season
@@ -41,6 +42,7 @@ __all__ = [
     "QueueTicket",
     "RatingPool",
     "Result",
+    "RoundClock",
     "ScoreRecord",
     "ScoreVote",
     "Season",

@@ -4,6 +4,7 @@ Each page module keeps its own routes; they are gathered here.
 """
 
 from tournaments.web import (
+    desk,
     leagues,
     nights,
     players,
@@ -16,6 +17,7 @@ from tournaments.web import (
 urlpatterns = [
     *leagues.urlpatterns,
     *nights.urlpatterns,
+    *desk.urlpatterns,
     *sheets.urlpatterns,
     *tournaments.urlpatterns,
     *standings.urlpatterns,

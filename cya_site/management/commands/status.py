@@ -86,9 +86,21 @@ def _check_detail(result: dict[str, Any]) -> str:
     if "workers" in result:
         seen = ", ".join(f"{name} {age_text(age)} ago" for name, age in result["workers"].items())
         parts.append(f"{result['answered']} answered" + (f" (last seen: {seen})" if seen else ""))
+    if "queues" in result:
+        parts += [_queue_text(name, found) for name, found in result["queues"].items()]
     if not result["ok"]:
         parts.append(str(result.get("error", "")))
     return "  ".join(parts)
+
+
+def _queue_text(name: str, found: dict[str, Any]) -> str:
+    """``batch 12 waiting (oldest 40 s)``, ``interactive 0 waiting``."""
+    if found["depth"] < 0:
+        return f"{name} unknown"
+    oldest = found["oldest_seconds"]
+    return f"{name} {found['depth']} waiting" + (
+        f" (oldest {age_text(oldest)})" if oldest is not None else ""
+    )
 
 
 def _ladder_lines(ladder: dict[str, Any]) -> list[str]:

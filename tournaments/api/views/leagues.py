@@ -15,6 +15,7 @@ from games.engine import RuleSet
 from tournaments import players, roster, services
 from tournaments.api.serializers.inputs import (
     LeagueCreateInputSerializer,
+    LeagueSettingsInputSerializer,
     MemberInputSerializer,
     MemberLinkInputSerializer,
     NightCreateInputSerializer,
@@ -53,8 +54,21 @@ class LeagueViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
             slug=v["slug"],
             rules=rules,
             description=v["description"],
+            organiser_entries_settle=v["organiser_entries_settle"],
         )
         return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data, status=201)
+
+    @extend_schema(request=LeagueSettingsInputSerializer, responses={200: LeagueSerializer})
+    @action(detail=True, methods=["post"], url_path="settings")
+    def change_settings(self, request: Request, pk: str) -> Response:
+        """Change the league's settings (organisers): whether an organiser's entry counts
+        at once."""
+        data = LeagueSettingsInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        league = services.league_settings_change(
+            league=self.get_object(), by=signed_in(request), **data.validated_data
+        )
+        return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data)
 
     @extend_schema(request=OrganiserInputSerializer, responses={200: LeagueSerializer})
     @action(detail=True, methods=["post"])

@@ -1,0 +1,59 @@
+"""Queues by latency class: what a person waits for never waits behind batch work.
+
+Every task names its class here, in one table the settings turn into Celery's
+``task_routes`` (STYLE section 6: routes in settings, never at the call site):
+
+- ``interactive``: a person is waiting for it: a bot's move at a people's table, a
+  decision's deadline; and beat's short housekeeping (the sweeps, the ladder's schedule);
+- ``batch``: the ladder's and bot tournaments' matches (in slices of about
+  MATCH_SLICE_SECONDS), a new version's validation (its handshake and its game, one
+  task), tournaments' rounds and the result sync;
+- ``outbound``: clubs' webhooks, which wait on other people's servers.
+
+Workers are started per class (docs/operations.md, "Processes"; ``make run`` starts the
+same split), so a busy ladder never delays a bot's move at a people's table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+INTERACTIVE = "interactive"
+BATCH = "batch"
+OUTBOUND = "outbound"
+CLASSES = (INTERACTIVE, BATCH, OUTBOUND)
+
+# task name -> latency class; a test checks that every task of the app has one
+TASK_CLASSES: Mapping[str, str] = {
+    "bots.play_turn": INTERACTIVE,
+    "bots.check_turns": INTERACTIVE,
+    "games.enforce_deadline": INTERACTIVE,
+    "games.sweep_deadlines": INTERACTIVE,
+    "cya_site.ping": INTERACTIVE,
+    # beat's housekeeping is short, and must not wait behind the matches it schedules
+    # and resends: a busy ladder would look like a missing beat (cya_site.status)
+    "bots.schedule_ladder": INTERACTIVE,
+    "bots.sweep": INTERACTIVE,
+    "bots.play_match": BATCH,
+    "bots.validate_version": BATCH,
+    "tournaments.play_round": BATCH,
+    "tournaments.round_finished": BATCH,
+    "tournaments.take_result": BATCH,
+    "tournaments.sync_results": BATCH,
+    "tournaments.deliver": OUTBOUND,
+}
+
+
+def queue_name(prefix: str, latency: str) -> str:
+    """The broker queue of a latency class (``prefix`` keeps sites sharing a broker apart)."""
+    return f"{prefix}{latency}"
+
+
+def routes(prefix: str) -> dict[str, dict[str, str]]:
+    """Celery's ``task_routes``: each task to its class's queue."""
+    return {name: {"queue": queue_name(prefix, c)} for name, c in TASK_CLASSES.items()}
+
+
+def queues(prefix: str, classes: tuple[str, ...] = CLASSES) -> list[str]:
+    """The broker queues of ``classes`` (a worker's ``--queues``)."""
+    return [queue_name(prefix, c) for c in classes]

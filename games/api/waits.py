@@ -1,0 +1,308 @@
+"""Waits on the event loop: ``GET /api/v1/games/{id}/wait/``, and the caps every wait and
+stream is admitted under.
+
+The long-poll is an async view in front of the DRF action (``GameViewSet.wait``): the
+action answers at once, with DRF's authentication, validation and throttling, and when
+there is something to wait for it leaves a ``WaitFor`` on the request instead of waiting.
+This view then waits on the event loop (one Redis subscription per loop, games.api.hub;
+polling the row without Redis), with no thread held, and answers the game as it is then.
+A client that goes away cancels the view (Django's ASGI handler), which lets go of its
+place at once.
+
+The WSGI server never waits: there the view answers 421 ``wait_needs_asgi``, pointing at
+the ASGI server (docs/operations.md), unless ``WAITS_ON_WSGI`` is set (the development
+and test servers, which hold a thread per wait).
+
+Caps (``admitted``): open waits and streams together, per client address
+(``WAITS_PER_ADDRESS``) and per signed-in account (``WAITS_PER_ACCOUNT``), refused 429
+``too_many_waits`` with ``Retry-After``; per process (``WAITS_PER_PROCESS``), refused 503
+``server_busy`` instead of queueing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
+
+import redis.asyncio as aioredis
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponseBase
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
+
+from cya_site.errors import DomainError, render_error
+from games import notify
+from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
+from games.api.serializers import WaitResultSerializer
+from games.models import Game
+
+P = ParamSpec("P")
+R = TypeVar("R")
+POLL_SECONDS = 0.5  # without Redis
+RETRY_AFTER_SECONDS = 5  # what a client refused by a cap is told to wait
+WAIT_FOR = "cya_wait_for"  # the request attribute the DRF action leaves a WaitFor in
+
+
+class WaitFor(NamedTuple):
+    """What the DRF action found worth waiting for: a version past ``after``, a status
+    other than ``status``, for at most ``timeout`` seconds."""
+
+    game_id: int
+    seat: int | None
+    after: int
+    status: str
+    timeout: float
+
+
+# --- caps -------------------------------------------------------------------------------
+
+
+class _Open:
+    """The waits and streams open in this process, by client address and by account."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # one event loop in production; a thread each in dev
+        self.by_key: Counter[str] = Counter()
+        self.total = 0
+
+
+_open = _Open()
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client's address as the throttles tell it (``NUM_PROXIES``)."""
+    return str(BaseThrottle().get_ident(cast(Request, request)))
+
+
+class Place:
+    """One open wait's or stream's place under the caps, until ``release``."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        self.held = True
+
+    def release(self) -> None:
+        """Let the place go (again: nothing)."""
+        with _open.lock:
+            if not self.held:
+                return
+            self.held = False
+            _open.by_key.subtract(self.keys)
+            for key in self.keys:
+                if _open.by_key[key] <= 0:
+                    del _open.by_key[key]
+            _open.total -= 1
+
+
+def admit(address: str, account: int | None) -> Place:
+    """A place for one open wait or stream; DomainError 429 ``too_many_waits`` past a
+    client's cap, 503 ``server_busy`` past the process's."""
+    keys = [f"address:{address}"] + ([] if account is None else [f"account:{account}"])
+    limits = [settings.WAITS_PER_ADDRESS, settings.WAITS_PER_ACCOUNT]
+    with _open.lock:
+        if _open.total >= settings.WAITS_PER_PROCESS:
+            raise DomainError(
+                "server_busy",
+                "This server holds as many waits as it can: try again shortly.",
+                {"wait_seconds": RETRY_AFTER_SECONDS},
+                status=503,
+            )
+        for key, limit in zip(keys, limits, strict=False):
+            if _open.by_key[key] >= limit:
+                raise DomainError(
+                    "too_many_waits",
+                    f"You have {limit} waits and streams open: close one first.",
+                    {"limit": limit, "wait_seconds": RETRY_AFTER_SECONDS},
+                    status=429,
+                )
+        _open.by_key.update(keys)
+        _open.total += 1
+    return Place(keys)
+
+
+@contextmanager
+def admitted(address: str, account: int | None) -> Iterator[None]:
+    """Hold a place (``admit``) while the block runs."""
+    place = admit(address, account)
+    try:
+        yield
+    finally:
+        place.release()
+
+
+def account_of(request: HttpRequest) -> int | None:
+    """The signed-in account's id, once DRF has authenticated the request (it sets
+    ``request.user``), else None."""
+    user = getattr(request, "user", None)
+    return user.pk if user is not None and user.is_authenticated else None
+
+
+def open_waits() -> int:
+    """How many waits and streams this process holds open."""
+    return _open.total
+
+
+def refusal(error: Exception) -> HttpResponseBase:
+    """``error`` in the one error shape; a cap's with ``Retry-After``."""
+    response = render_error(error)
+    if response.status_code in (429, 503):
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+# --- off the event loop -------------------------------------------------------------------
+
+
+def off_loop(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+    """Run ``fn`` in the event loop's thread pool: a wait holds no thread or connection
+    while it waits. Those threads serve no requests, so nothing else retires their
+    connections: each call first drops one that is too old or broken."""
+
+    @functools.wraps(fn)
+    def fresh(*args: P.args, **kwargs: P.kwargs) -> R:
+        close_old_connections()
+        return fn(*args, **kwargs)
+
+    return sync_to_async(fresh, thread_sensitive=False)
+
+
+def _row_now(game_id: int) -> tuple[int, str] | None:
+    """The game's (version, status); None once it is gone."""
+    return Game.objects.filter(pk=game_id).values_list("version", "status").first()
+
+
+_row = off_loop(_row_now)
+
+
+def _answer(wait: WaitFor) -> dict[str, Any]:
+    """The wait's answer: the game as it is now."""
+    game = Game.objects.filter(pk=wait.game_id).first()
+    if game is None:  # deleted by staff meanwhile
+        raise DomainError("not_found", "No such game.", status=404)
+    return dict(WaitResultSerializer(wait_answer(game, wait.seat, wait.after)).data)
+
+
+def wait_answer(game: Game, seat: int | None, after: int) -> dict[str, Any]:
+    """A wait's body (``WaitResultSerializer``): the game now, and whose turn it is."""
+    your_turn = game.status == Game.Status.ACTIVE and seat is not None and game.to_act == seat
+    return {
+        "changed": game.version > after,
+        "version": game.version,
+        "status": game.status,
+        "to_act": game.to_act,
+        "your_turn": your_turn,
+    }
+
+
+# --- the view ---------------------------------------------------------------------------
+
+
+def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
+    """The view of ``GET /games/{id}/wait/`` in front of the DRF ``action``."""
+
+    @csrf_exempt  # as the DRF action it fronts
+    async def wait_view(request: HttpRequest, pk: int) -> HttpResponseBase:
+        """Wait for a game to change (see the module docstring)."""
+        asgi = isinstance(request, ASGIRequest)
+        # under a WSGI server (tests' client, the development server) in the request's
+        # own thread, where its database connection (and a test's transaction) lives
+        response = await sync_to_async(action, thread_sensitive=not asgi)(request, pk=pk)
+        wait: WaitFor | None = getattr(request, WAIT_FOR, None)
+        if wait is None or not isinstance(response, Response):
+            return response  # answered at once, or refused
+        if not asgi and not settings.WAITS_ON_WSGI:
+            return render_error(needs_asgi(request))
+        # in the request's thread under WSGI, as the action ran; off the loop under ASGI
+        answer = off_loop(_answer) if asgi else sync_to_async(_answer, thread_sensitive=True)
+        try:
+            with admitted(client_address(request), account_of(request)):
+                if asgi:
+                    await _until_changed(wait)
+                else:  # holding this thread (WAITS_ON_WSGI: the tests' live server only)
+                    await sync_to_async(_blocking_wait, thread_sensitive=True)(wait)
+            response.data = await answer(wait)  # rendered once this returns (Django's handler)
+        except DomainError as error:
+            return refusal(error)
+        return response
+
+    return wait_view
+
+
+def needs_asgi(request: HttpRequest) -> DomainError:
+    """The WSGI server's refusal of a wait or a stream (421 ``wait_needs_asgi``)."""
+    return DomainError(
+        "wait_needs_asgi",
+        "Waits are served by the ASGI server (uvicorn cya_site.asgi:application): send"
+        " /api/v1/games/{id}/wait/ and /stream/ there (docs/operations.md).",
+        {"path": request.path},
+        status=421,
+    )
+
+
+def _blocking_wait(wait: WaitFor) -> None:
+    """``_until_changed`` for a WSGI server: blocking its thread (games.notify)."""
+
+    def changed() -> bool:
+        return _moved(wait, _row_now(wait.game_id))
+
+    notify.wait_for_change(wait.game_id, changed, wait.timeout)
+
+
+async def _until_changed(wait: WaitFor) -> None:
+    """Return once the game passes ``wait.after`` or leaves ``wait.status``, or at the
+    timeout. Subscribed to the game's channel through the loop's hub with Redis; polling
+    the row otherwise (or once Redis cannot be reached)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait.timeout
+    subscriber = Subscriber(f"wait:{wait.game_id}", [notify.channel(wait.game_id)])
+    hub = await _join(subscriber) if settings.REDIS_URL else None
+    try:
+        check = True  # read the row: at first, then when a push says the game moved
+        while not (check and _moved(wait, await _row(wait.game_id))):
+            left = deadline - loop.time()
+            if left <= 0:
+                return
+            if hub is None or hub.broken:
+                await asyncio.sleep(min(POLL_SECONDS, left))
+                continue
+            try:
+                item = await asyncio.wait_for(subscriber.queue.get(), left)
+            except TimeoutError:
+                return
+            check = item == RESYNC or _message_moves(wait, item)
+    finally:
+        if hub is not None:
+            await hub.leave(subscriber)
+
+
+def _moved(wait: WaitFor, row: tuple[int, str] | None) -> bool:
+    return row is None or row[0] > wait.after or row[1] != wait.status
+
+
+def _message_moves(wait: WaitFor, item: bytes) -> bool:
+    """Whether a pushed update says the game moved (then the row is read to be sure)."""
+    _, version, status, _ = notify.message(item)
+    return version > wait.after or status != wait.status
+
+
+async def _join(subscriber: Subscriber) -> Hub | None:
+    """Subscribe through this loop's hub; None (poll the row) when Redis cannot be
+    reached."""
+    while True:
+        hub = loop_hub()
+        try:
+            if await hub.join(subscriber):
+                return hub
+        except aioredis.RedisError:
+            await hub.leave(subscriber)
+            return None

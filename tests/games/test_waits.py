@@ -1,0 +1,245 @@
+"""Waits on the event loop (games.api.waits, issue 25): the long-poll under uvicorn wakes
+on a change, a client's and the process's caps answer 429 and 503 with ``Retry-After``, a
+client that hangs up lets go of its place within a second, and the WSGI server refuses to
+hold a thread for a wait.
+
+The server is a real uvicorn process serving the ASGI application against the test
+database (``transactional_db``), behind one trusted proxy (``NUM_PROXIES=1``), so that a
+test picks a client's address with ``X-Forwarded-For``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import psycopg
+import pytest
+from pytest_django import Settings
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services import token_create
+from games import services
+from games.engine import RuleSet
+from games.models import Game
+from tests.conftest import ROOT, _test_database_url
+
+pytestmark = pytest.mark.usefixtures("transactional_db")
+PER_ADDRESS, PER_ACCOUNT, PER_PROCESS = 2, 1, 4
+APP_NAME = f"cya-test-waits-{uuid.uuid4().hex[:8]}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def wait_server(django_db_setup: None) -> Iterator[str]:
+    """uvicorn with small caps, with Redis."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": _test_database_url(),
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "WAITS_PER_ADDRESS": str(PER_ADDRESS),
+        "WAITS_PER_ACCOUNT": str(PER_ACCOUNT),
+        "WAITS_PER_PROCESS": str(PER_PROCESS),
+        "NUM_PROXIES": "1",
+        "THROTTLE_ANON": "100000/min",
+        "PGAPPNAME": APP_NAME,  # its database sessions, to see them gone (below)
+    }
+    command = [
+        sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
+        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+    ]  # fmt: skip
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base}/api/v1/", timeout=2)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("uvicorn did not start")
+                time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        _sessions_gone()
+
+
+def _sessions_gone() -> None:
+    """Wait until PostgreSQL has seen the server's sessions end: the test database is
+    dropped at the end of the session, which fails while any is still open."""
+    with psycopg.connect(_test_database_url(), autocommit=True) as watch:
+        deadline = time.monotonic() + 10
+        query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+        while watch.execute(query, [APP_NAME]).fetchone() != (0,):
+            assert time.monotonic() < deadline, "the server's database sessions outlived it"
+            time.sleep(0.1)
+
+
+@pytest.fixture
+def game(alice: User) -> Game:
+    """An open table nobody joins: a wait on it waits for its whole timeout."""
+    return services.game_create(by=alice, rules=RuleSet.preset("2021", seats=3))
+
+
+def an_address() -> str:
+    """A client address of the test's own, so that tests never share a cap."""
+    return f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
+
+
+class Waiting:
+    """A wait sent on a socket of its own and held open until ``hang_up``."""
+
+    def __init__(self, base: str, game: Game, address: str, token: str | None = None) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.socket = socket.create_connection((host, int(port)), timeout=10)
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        path = f"/api/v1/games/{game.pk}/wait/?after={game.version}&timeout=30"
+        self.socket.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nX-Forwarded-For: {address}\r\n"
+            f"{auth}Connection: close\r\n\r\n".encode()
+        )
+
+    def hang_up(self) -> None:
+        self.socket.close()
+
+
+def wait(
+    base: str, game: Game, address: str, token: str | None = None, timeout: float = 0.5
+) -> httpx.Response:
+    headers = {"X-Forwarded-For": address}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    url = f"{base}/api/v1/games/{game.pk}/wait/"
+    query = {"after": game.version, "timeout": timeout}
+    return httpx.get(url, params=query, headers=headers, timeout=35)
+
+
+def refused_until_held(base: str, game: Game, address: str, token: str | None = None) -> None:
+    """Let the waits sent just now reach the server: until one more is refused."""
+    deadline = time.monotonic() + 10
+    while wait(base, game, address, token, timeout=0.2).status_code != 429:
+        assert time.monotonic() < deadline, "the held waits never counted"
+
+
+def test_a_wait_wakes_when_the_game_changes(
+    wait_server: str, game: Game, bob: User, carol: User, staff: User
+) -> None:
+    services.game_join(game=game, user=bob)
+    services.game_join(game=game, user=carol, start=False)
+    game.refresh_from_db()
+    answers: list[httpx.Response] = []
+
+    def waiting() -> None:
+        answers.append(wait(wait_server, game, an_address(), timeout=20))
+
+    waiter = threading.Thread(target=waiting)
+    waiter.start()
+    time.sleep(1)  # the wait is subscribed
+
+    services.game_start(game=game, by=staff, seed=7)
+    waiter.join(timeout=10)
+
+    assert answers, "the wait did not wake within 10 s of the change"
+    assert answers[0].status_code == 200
+    assert answers[0].json()["status"] == "active"
+
+
+def test_a_client_address_past_its_cap_is_refused_429_with_retry_after(
+    wait_server: str, game: Game
+) -> None:
+    address = an_address()
+    held = [Waiting(wait_server, game, address) for _ in range(PER_ADDRESS)]
+    try:
+        refused_until_held(wait_server, game, address)
+        refused = wait(wait_server, game, address)
+        elsewhere = wait(wait_server, game, an_address())
+    finally:
+        for waiting in held:
+            waiting.hang_up()
+
+    assert (refused.status_code, refused.json()["code"]) == (429, "too_many_waits")
+    assert refused.json()["details"]["limit"] == PER_ADDRESS
+    assert int(refused.headers["Retry-After"]) > 0
+    assert elsewhere.status_code == 200  # another address has its own count
+
+
+def test_an_account_past_its_cap_is_refused_from_any_address(
+    wait_server: str, game: Game, bob: User
+) -> None:
+    token = token_create(user=bob, name="waits")[1]
+    held = Waiting(wait_server, game, an_address(), token)
+    try:
+        refused_until_held(wait_server, game, an_address(), token)
+        refused = wait(wait_server, game, an_address(), token)
+    finally:
+        held.hang_up()
+
+    assert (refused.status_code, refused.json()["code"]) == (429, "too_many_waits")
+    assert refused.json()["details"]["limit"] == PER_ACCOUNT
+
+
+def test_a_process_past_its_cap_answers_503_instead_of_queueing(
+    wait_server: str, game: Game
+) -> None:
+    held = [Waiting(wait_server, game, an_address()) for _ in range(PER_PROCESS)]
+    try:
+        deadline = time.monotonic() + 10
+        while (busy := wait(wait_server, game, an_address())).status_code != 503:
+            assert time.monotonic() < deadline, "the process never filled up"
+        cheap = wait(wait_server, game, an_address(), timeout=0)  # no wait: answered
+    finally:
+        for waiting in held:
+            waiting.hang_up()
+
+    assert busy.json()["code"] == "server_busy"
+    assert int(busy.headers["Retry-After"]) > 0
+    assert cheap.status_code == 200
+
+
+def test_a_client_that_hangs_up_mid_wait_frees_its_place_within_a_second(
+    wait_server: str, game: Game
+) -> None:
+    address = an_address()
+    held = [Waiting(wait_server, game, address) for _ in range(PER_ADDRESS)]
+    refused_until_held(wait_server, game, address)
+
+    held[0].hang_up()
+    time.sleep(1.0)
+    answer = wait(wait_server, game, address, timeout=0.2)
+    held[1].hang_up()
+
+    assert answer.status_code == 200, answer.text
+
+
+def test_the_wsgi_server_refuses_to_hold_a_thread_for_a_wait(
+    settings: Settings, game: Game, bob: User
+) -> None:
+    settings.WAITS_ON_WSGI = False  # as production's gunicorn
+    client = APIClient()
+    url = f"/api/v1/games/{game.pk}/wait/"
+
+    refused = client.get(url, {"after": game.version, "timeout": 5})
+    answered = client.get(url, {"after": game.version, "timeout": 0})  # nothing to wait for
+    stream = client.get(f"/api/v1/games/{game.pk}/stream/")
+
+    assert (refused.status_code, refused.json()["code"]) == (421, "wait_needs_asgi")
+    assert "ASGI" in refused.json()["message"]
+    assert answered.status_code == 200
+    assert (stream.status_code, stream.json()["code"]) == (421, "wait_needs_asgi")
