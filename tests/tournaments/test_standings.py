@@ -306,6 +306,27 @@ def test_a_game_counts_from_the_moment_its_last_round_is_confirmed(
 # --- one competitor's games -------------------------------------------------------------
 
 
+def test_a_player_who_won_nothing_stands_at_zero_in_every_column(club: Club, olga: User) -> None:
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 0])
+
+    bob = rows(club)["Bob"]
+
+    assert bob["games"] == 1
+    assert [bob[k] for k in ("points", "placement", "dsi", "rounds_won", "best_dsi")] == [0] * 5
+    assert (bob["wins"], bob["dollars"]) == (0, 0)
+
+
+def test_a_nights_standings_list_whoever_checked_in_even_without_a_game(
+    club: Club, olga: User
+) -> None:
+    check_in(club, olga, 4)
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
+
+    night = selectors.standings(club.competition, night=club.night)
+
+    assert {r["name"]: r["games"] for r in night} == {"Alice": 1, "Bob": 1, "Carol": 0, "Dora": 0}
+
+
 def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
     club: Club, olga: User
 ) -> None:
