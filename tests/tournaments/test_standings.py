@@ -314,6 +314,14 @@ def test_a_player_who_won_nothing_stands_at_zero_in_every_column(club: Club, olg
     assert bob["games"] == 1
     assert [bob[k] for k in ("points", "placement", "dsi", "rounds_won", "best_dsi")] == [0] * 5
     assert (bob["wins"], bob["dollars"]) == (0, 0)
+    carol = rows(club)["Carol"]  # no game yet
+    assert [carol[k] for k in ("games", "points", "placement", "dsi", "best_dsi")] == [0] * 5
+
+
+def test_standings_give_their_averages_to_four_decimals(club: Club, olga: User) -> None:
+    settled_game(club, olga, ["Alice", "Bob", "Carol", "Dora"], [400_000, 300_000, 0, 0])
+
+    assert rows(club)["Bob"]["points"] == 0.6667  # second of four: 2/3 of a win
 
 
 def test_a_nights_standings_list_whoever_checked_in_even_without_a_game(
