@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -304,6 +305,18 @@ def test_a_game_counts_from_the_moment_its_last_round_is_confirmed(
 
 
 # --- one competitor's games -------------------------------------------------------------
+
+
+def test_a_league_is_run_by_its_creator_and_the_organisers_added(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    league = club.season.league
+    league.organisers.add(alice)
+
+    assert selectors.league_organiser_ids(league) == {olga.pk, alice.pk}
+    assert selectors.is_organiser(club.competition, alice)
+    assert not selectors.is_organiser(club.competition, bob)
+    assert not selectors.is_league_organiser(league, AnonymousUser())
 
 
 def test_a_player_who_won_nothing_stands_at_zero_in_every_column(club: Club, olga: User) -> None:
