@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context.your_turn",  # the "your turn" strip of every page
             ],
         },
     },

@@ -80,6 +80,10 @@ class GameCreateInputSerializer(StrictInputSerializer):
     auto_start = serializers.BooleanField(
         default=False, help_text="Start by itself once every seat is taken (always with bots)"
     )
+    rated = serializers.BooleanField(
+        default=False,
+        help_text="Its result moves the online ratings of everyone seated (docs/ratings.md)",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Build the RuleSet (the engine refuses bad options with ``invalid_rules``) and
@@ -281,6 +285,7 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "seed",
             "bot_seats",
             "auto_start",
+            "rated",
             "fork",
         )
         read_only_fields = fields

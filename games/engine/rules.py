@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any
 
+from .advanced import Advanced
 from .cards import EDITIONS, Edition
 from .errors import InvalidRules
 from .events import SharedEvents
@@ -24,32 +25,6 @@ ENDINGS = ("classic", "quick", "highest_after_n", "first_to_n_round_wins")  # RU
 TIE_POLICY = ("extra_round", "shared_win")  # RULES #23
 DEFAULT_ENDING_ROUNDS = {"highest_after_n": 3, "first_to_n_round_wins": 2}  # RULES #24
 DRAFT_PILES, DRAFT_PILE_SIZE = 3, 10  # EN21 2- and 3-player set-up
-
-
-@dataclass(frozen=True, slots=True)
-class Advanced:
-    """EN21 advanced rules, each on its own switch (RULES #26-33)."""
-
-    hand_six: bool = False  # RULES #33
-    two_actions: bool = False  # RULES #26
-    no_rechallenge_after_loss: bool = True  # RULES #26 (False = the DE reading)
-    improve_set: bool = False  # RULES #29
-    action_cards: bool = False  # Swap and Move together: the grouped switch (RULES #30-32)
-    swap: bool = False  # Swap alone in the deck, playable (RULES #2, #30, #32)
-    move: bool = False  # Move alone in the deck, playable (RULES #2, #31, #32)
-    second_set_challenge: bool = False  # RULES #28
-    penny_jar: bool = False  # RULES #27
-    penny_jar_weight: int = 2  # RULES #27
-
-    @property
-    def has_swap(self) -> bool:
-        """Swap cards are in the deck: on their own switch or with Move (RULES #30)."""
-        return self.action_cards or self.swap
-
-    @property
-    def has_move(self) -> bool:
-        """Move cards are in the deck: on their own switch or with Swap (RULES #31)."""
-        return self.action_cards or self.move
 
 
 @dataclass(frozen=True, slots=True)

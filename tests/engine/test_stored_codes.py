@@ -243,6 +243,8 @@ STORED_CHOICES: dict[tuple[str, str], list[str]] = {
     ("tournaments.ScoreRecord", "kind"): ["enter", "correct", "void"],
     ("tournaments.ScoreRecord", "status"): ["pending", "confirmed", "disputed"],
     ("tournaments.ScoreVote", "verdict"): ["confirm", "dispute"],
+    ("tournaments.QueueTicket", "status"): ["waiting", "seated", "left"],
+    ("tournaments.RoundClock", "policy"): ["finish_round", "stop"],
     ("accounts.User", "language"): ["en", "de"],
 }
 STORED_DEFAULTS: dict[tuple[str, str], str] = {
@@ -256,6 +258,7 @@ STORED_DEFAULTS: dict[tuple[str, str], str] = {
     ("tournaments.Tournament", "play"): "digital",
     ("tournaments.TournamentRound", "status"): "seated",
     ("tournaments.ScoreRecord", "status"): "pending",
+    ("tournaments.QueueTicket", "status"): "waiting",
 }
 APPS = ("games", "bots", "tournaments", "accounts")
 

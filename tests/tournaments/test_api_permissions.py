@@ -157,6 +157,13 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             organisers_only(200),
         ),
         (
+            "change the league's settings",
+            "post",
+            f"/api/v1/leagues/{league}/settings/",
+            {"organiser_entries_settle": False},
+            organisers_only(200),
+        ),
+        (
             "start a season",
             "post",
             f"/api/v1/leagues/{league}/seasons/",
@@ -231,6 +238,27 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             organisers_only(201),
         ),
         ("a night's rounds", "get", f"/api/v1/nights/{night}/rounds/", None, PUBLIC),
+        (
+            "the organiser's desk",
+            "get",
+            f"/api/v1/nights/{night}/desk/",
+            None,
+            organisers_only(200),
+        ),
+        (
+            "the round clock",
+            "get",
+            f"/api/v1/nights/{night}/clock/",
+            None,
+            dict.fromkeys(ROLES, (204, None)),  # none runs yet
+        ),
+        (
+            "start the round clock",
+            "post",
+            f"/api/v1/nights/{night}/clock/",
+            {"action": "start"},
+            organisers_only(409),  # allowed, but nothing is drawn yet
+        ),
         ("read a competition", "get", f"/api/v1/competitions/{comp}/", None, PUBLIC),
         ("list competitors", "get", f"/api/v1/competitions/{comp}/competitors/", None, PUBLIC),
         (
@@ -306,11 +334,14 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
 
 
 NAMES = (
-    "list leagues", "read a league", "create a league", "add an organiser", "start a season",
+    "list leagues", "read a league", "create a league", "add an organiser",
+    "change the league's settings", "start a season",
     "read a season", "add a night", "read a night", "start a digital table",
     "open a recorded table", "roster", "put a player on the roster", "read a roster member",
     "link a guest to an account", "check-ins", "check a player in", "check a player out",
-    "draw the seating", "a night's rounds", "read a competition", "list competitors",
+    "draw the seating", "a night's rounds", "the organiser's desk", "the round clock",
+    "start the round clock", "read a competition",
+    "list competitors",
     "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
     "score sheet", "enter a round", "vote on a round", "correct a round", "list tournaments",
@@ -359,6 +390,7 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
+        "night-desk", "night-clock", "league-change-settings",
     }  # fmt: skip
     assert routes == covered
 

@@ -257,7 +257,7 @@ def test_an_organiser_confirmation_settles_a_pending_round(
     [
         ([7_000, 0, 0], "impossible_dollars"),  # not a sum of 2021 cards
         ([5_000, 0, 0], "impossible_dollars"),  # a single card is no set
-        ([2_000_000, 0, 0], "impossible_dollars"),  # more than the deck
+        ([2_000_000, 0, 0], "dollars_above_deck"),  # more than the deck
         ([700_000, 690_000, 0], "round_total_too_high"),  # together more than the deck
         ([10_000, -10_000, 0], "negative_dollars"),
         ([10_000, 20_000], "wrong_seat_count"),
