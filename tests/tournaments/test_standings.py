@@ -337,17 +337,6 @@ def test_standings_give_their_averages_to_four_decimals(club: Club, olga: User) 
     assert rows(club)["Bob"]["points"] == 0.6667  # second of four: 2/3 of a win
 
 
-def test_a_nights_standings_list_whoever_checked_in_even_without_a_game(
-    club: Club, olga: User
-) -> None:
-    check_in(club, olga, 4)
-    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
-
-    night = selectors.standings(club.competition, night=club.night)
-
-    assert {r["name"]: r["games"] for r in night} == {"Alice": 1, "Bob": 1, "Carol": 0, "Dora": 0}
-
-
 def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
     club: Club, olga: User
 ) -> None:
