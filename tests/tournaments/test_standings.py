@@ -411,6 +411,8 @@ def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olg
     later = dt.datetime(2030, 3, 3, 21, 0, tzinfo=dt.UTC)
     with time_machine.travel(later, tick=False):  # two changes at the same moment
         settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
+    with time_machine.travel(dt.datetime(2020, 1, 7, tzinfo=dt.UTC), tick=False):
+        settled_game(club, olga, ["Carol", "Dora"], [200_000, 100_000])  # written last, dated first
     before = list(ChangeLog.objects.filter(competition=club.competition).order_by("id"))
 
     log = list(selectors.change_log(club.competition))
