@@ -9,6 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 BENCH_STAMP := $(VENV)/.installed-bench
+MUTANTS_STAMP := $(VENV)/.installed-mutants
 
 # make test talks to real services; these defaults point at the local servers.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/cya
@@ -18,16 +19,21 @@ PYTEST_ARGS ?=
 # games per table for benchmarks/strength.py under `make bench`: 1,000 is the issue's
 # measure (about two hours on two free cores); `make bench STRENGTH_GAMES=40` for minutes
 STRENGTH_GAMES ?= 1000
+# make mutants PACKAGE=engine: the target (pyproject.toml [tool.cya-mutants.<target>]);
+# MUTANT_CHILDREN test processes side by side, niced: the machine has two shared cores
+PACKAGE ?=
+MUTANT_CHILDREN ?= 2
 # make run PORT=8123 serves on another port
 PORT ?= 8000
 
-.PHONY: help run test lint bench venv messages
+.PHONY: help run test lint bench venv messages mutants
 
 help:
 	@echo "make run    serve on http://127.0.0.1:8000 (PORT=8123 for another; SQLite + embedded Celery broker under var/)"
 	@echo "make test   run the whole suite against PostgreSQL and Redis (DATABASE_URL, REDIS_URL)"
 	@echo "make lint   ruff check, ruff format --check, mypy --strict, lint-imports"
 	@echo "make bench  run every script in benchmarks/ (but compare.py: before and after, by hand)"
+	@echo "make mutants PACKAGE=engine  mutation testing of one target (docs/testing.md; list: tools/mutants.py list)"
 	@echo "make messages  update locale/de from the code and templates, and compile it (needs gettext)"
 
 $(BIN)/python:
@@ -41,6 +47,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 $(BENCH_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet --group bench
+	touch $@
+
+$(MUTANTS_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet --group mutants
 	touch $@
 
 venv: $(STAMP)
@@ -67,6 +77,13 @@ bench: $(BENCH_STAMP)
 	  if [ "$$script" = benchmarks/compare.py ]; then continue; fi; echo "== $$script"; \
 	  if [ "$$script" = benchmarks/strength.py ]; then $(BIN)/python "$$script" --games $(STRENGTH_GAMES); \
 	  else $(BIN)/python "$$script"; fi; done
+
+mutants: $(MUTANTS_STAMP)
+	@if [ -z "$(PACKAGE)" ]; then $(BIN)/python tools/mutants.py list; \
+	  echo "make mutants PACKAGE=<one of the above>"; exit 2; fi
+	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
+	REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
+	nice -n 10 $(BIN)/python tools/mutants.py run $(PACKAGE) --max-children $(MUTANT_CHILDREN)
 
 messages: $(STAMP)
 	$(BIN)/python manage.py makemessages -l de --no-location --ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=sdk

@@ -18,6 +18,13 @@ class User(AbstractUser):
         help_text="A guest: plays from one browser's session, no password; registering "
         "turns the guest into a full account, keeping its games.",
     )
+    deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the person deleted the account: the row stays, renamed "
+        "“deleted-player-…” and emptied, so games, sheets and standings keep their seats.",
+    )
     language = models.CharField(
         max_length=8,
         blank=True,

@@ -36,6 +36,8 @@ def _username_taken(username: str) -> DomainError:
 
 
 GUEST_PREFIX = "guest-"
+# Deleted accounts keep their row under this prefix (accounts.lifecycle.user_delete).
+DELETED_PREFIX = "deleted-player-"
 
 
 @transaction.atomic
@@ -73,6 +75,12 @@ def user_register(
         raise DomainError(
             "username_invalid",
             _("Names beginning with “%(prefix)s” are kept for guests.") % {"prefix": GUEST_PREFIX},
+        )
+    if username.lower().startswith(DELETED_PREFIX):
+        raise DomainError(
+            "username_invalid",
+            _("Names beginning with “%(prefix)s” are kept for deleted accounts.")
+            % {"prefix": DELETED_PREFIX},
         )
     taken = User.objects.filter(username__iexact=username)
     if guest is not None:

@@ -25,8 +25,11 @@ the games once more with the engine alone in two processes side by side (no Cele
 database): ``pair_ratio``, that rate over twice the in-process one, is the ceiling this
 machine puts on ``ratio`` at the moment (virtual cores that slow each other down, a busy
 host), so a low ``ratio`` can be told from a machine that cannot do better.
+``ceiling_ratio``, the ladder's games/s over the engine alone in two processes of the
+same run, is the share of what this machine could do that the ladder does.
 The last line is read by tools:
-``ladder_games_per_s=<n> inprocess_games_per_s=<n> ratio=<ladder/(inprocess*2)>``
+``ladder_games_per_s=<n> inprocess_games_per_s=<n> ratio=<ladder/(inprocess*2)>
+ceiling_ratio=<ladder/engine pair>``
 """
 
 from __future__ import annotations
@@ -267,7 +270,7 @@ def main() -> None:
     ratio = ladder_rate / (inprocess_rate * 2)
     print(
         f"ladder_games_per_s={ladder_rate:.2f} inprocess_games_per_s={inprocess_rate:.2f} "
-        f"ratio={ratio:.2f}"
+        f"ratio={ratio:.2f} ceiling_ratio={ladder_rate / engine_pair_rate:.2f}"
     )
 
 

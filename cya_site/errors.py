@@ -9,7 +9,7 @@ one a user quotes and an operator finds the log line by.
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,13 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+)
 from django.template import loader
 from django.urls import Resolver404, resolve
 from django.views import defaults
@@ -34,7 +40,9 @@ class DomainError(Exception):
     """A business rule refused the request: raised by services, rendered by the handler.
 
     ``code`` is a stable snake_case identifier, ``message`` is for people, ``details``
-    carries machine-readable specifics, and ``status`` is the HTTP status to answer with.
+    carries machine-readable specifics, and ``status`` is the HTTP status to answer with:
+    422 by default, as the request was understood (it matches the schema) and the rules or
+    the data here refuse it; 400 is for requests the schema itself refuses (docs/errors.md).
     """
 
     def __init__(
@@ -42,7 +50,7 @@ class DomainError(Exception):
         code: str,
         message: str,
         details: Mapping[str, Any] | None = None,
-        status: int = 400,
+        status: int = 422,
     ) -> None:
         self.code = code
         self.message = str(message)  # a lazy translation, made text: args must serialise
@@ -226,6 +234,42 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     if _is_api(request):
         return error_json(ApiError(404, "not_found", "Not found."))
     return _page(defaults.ERROR_404_TEMPLATE_NAME, 404, request)
+
+
+@csrf_exempt  # it changes nothing; a POST to no page gets this 404, not CSRF's 403
+def page_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """Catch-all for page paths no route matched: the site's 404 page whatever DEBUG says
+    (never Django's technical page), or, for a GET of a page path missing only its
+    trailing slash, a redirect there (as APPEND_SLASH would, which a catch-all disables)."""
+    path = request.path_info
+    if request.method in ("GET", "HEAD") and not path.endswith("/"):
+        try:
+            resolved = resolve(path + "/")
+        except Resolver404:
+            pass
+        else:
+            if resolved.func is not page_not_found:
+                query = request.META.get("QUERY_STRING", "")
+                target = request.path + "/" + (f"?{query}" if query else "")
+                return HttpResponsePermanentRedirect(target)
+    return not_found(request)
+
+
+class PageNotFoundMiddleware:
+    """A page view's Http404 becomes the site's 404 page, also with DEBUG on (under
+    ``make run``), where Django would show its technical page with the site's routes."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        """The 404 page for a page's Http404; anything else (and the API) as before."""
+        if isinstance(exception, Http404) and not _is_api(request):
+            return not_found(request, exception)
+        return None
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -33,7 +33,9 @@ def idempotency_key(request: Request) -> str:
     """The request's key, or "" without one; 400 ``invalid`` when it is too long."""
     key = request.headers.get(HEADER) or ""
     if len(key) > MAX_KEY_LENGTH:
-        raise DomainError("invalid", f"{HEADER} is too long.", {"max_length": MAX_KEY_LENGTH})
+        raise DomainError(  # the schema's maxLength
+            "invalid", f"{HEADER} is too long.", {"max_length": MAX_KEY_LENGTH}, status=400
+        )
     return key
 
 

@@ -65,6 +65,7 @@ class JSONParser(parsers.JSONParser):
                 "json_too_deep",
                 f"The JSON body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels.",
                 {"max_depth": MAX_JSON_DEPTH},
+                status=400,  # not JSON the API reads: the request's form, not a rule
             )
         parse_constant = json.strict_constant if self.strict else None
         try:

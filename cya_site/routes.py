@@ -55,8 +55,10 @@ class Router(SimpleRouter):
         super().__init__(use_regex_path=False)
 
     def get_lookup_regex(self, viewset: Any, lookup_prefix: str = "") -> str:
-        """``<id:pk>``: every resource of this API is looked up by its id."""
+        """``<id:pk>``: resources are looked up by their id; a viewset looked up by a
+        name says so with ``lookup_converter = "str"`` (players by username)."""
         lookup = getattr(viewset, "lookup_url_kwarg", None) or getattr(
             viewset, "lookup_field", "pk"
         )
-        return f"<id:{lookup_prefix}{lookup}>"
+        converter = getattr(viewset, "lookup_converter", "id")
+        return f"<{converter}:{lookup_prefix}{lookup}>"

@@ -39,6 +39,44 @@ def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]
     return result
 
 
+# Text without NUL characters: DRF and Django forms refuse them (PostgreSQL cannot store
+# one), so every text the API reads says so.
+NO_NUL = "^[^\\u0000]*$"
+
+
+def text_input_rules(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """What every text input must be, said in the schema as the code refuses it.
+
+    A text query parameter needs a value (``?status=`` is refused as ``blank`` by
+    cya_site.viewsets.query_check: ``minLength: 1``), and no text the API reads, in a
+    query or a body, holds a NUL character (``pattern``, unless the field has its own).
+    """
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if parameter.get("in") == "query" and schema.get("type") == "string":
+                    schema.setdefault("minLength", 1)
+                    _no_nul(schema)
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):  # an input (COMPONENT_SPLIT_REQUEST)
+            _no_nul(schema)
+    return result
+
+
+def _no_nul(schema: dict[str, Any]) -> None:
+    if schema.get("type") == "string" and not {"enum", "format", "pattern"} & schema.keys():
+        schema["pattern"] = NO_NUL
+    for child in schema.get("properties", {}).values():
+        _no_nul(child)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            _no_nul(schema[key])
+    for key in ("allOf", "oneOf", "anyOf"):
+        for child in schema.get(key, []):
+            _no_nul(child)
+
+
 # drf-spectacular's extension registry hook (__init_subclass__) is untyped.
 class StrictInputSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
     """cya_site.serializers.StrictInputSerializer: unknown fields get 400 ``unknown_field``."""
@@ -57,6 +95,9 @@ class StrictInputSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-
         )
         schema["additionalProperties"] = False
         serializer = self.target if isinstance(self.target, type) else type(self.target)
+        exactly_one = getattr(serializer, "exactly_one_of", ())
+        if exactly_one:  # the serializer's validate() refuses both and neither
+            schema["oneOf"] = [{"required": [name]} for name in exactly_one]
         if "__doc__" not in vars(serializer) or serializer.__doc__ is None:
             schema.pop("description", None)
         return schema

@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.utils import html
@@ -66,6 +67,19 @@ class IdField(serializers.IntegerField):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=0, max_value=MAX_ID, **kwargs)
+
+
+@extend_schema_field({"type": "string", "format": "uri", "maxLength": 500})
+class WebhookUrlField(serializers.CharField):
+    """A webhook's address: a URI of up to 500 characters, as far as the schema says.
+
+    ``cya_site.outbound.url_check`` judges the rest (http or https, no user name, a host
+    that can be read, resolves, and leads only to allowed addresses) and refuses with
+    422, as a URI the ``uri`` format admits may still name a host no resolver knows.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=500, **kwargs)
 
 
 def _mistyped(

@@ -43,6 +43,8 @@ urlpatterns = [
     ),
     # Last: any other /api/ path is a JSON 404, also with DEBUG on.
     re_path(r"^api/", errors.api_not_found),
+    # and any other path is the site's 404 page, also with DEBUG on (never the technical one)
+    re_path(r"^(?!static/)", errors.page_not_found),
 ]
 
 handler400 = errors.bad_request

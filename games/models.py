@@ -62,6 +62,11 @@ class Game(models.Model):
     )
     # Set with the game's competition entries (tournaments): its end is announced with it
     # (games.signals.game_ended), so no receiver needs a query to learn it counts.
+    rated = models.BooleanField(
+        default=False,
+        help_text="Opened as rated: its result moves the online ratings of everyone seated "
+        "(tournaments.people_ratings), bot seats included",
+    )
     in_competition = models.BooleanField(
         default=False, help_text="A competition counts this game (standings follow its end)"
     )

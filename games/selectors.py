@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from accounts.models import User
 from games import store
@@ -26,6 +26,17 @@ def overdue_decisions(now: datetime) -> QuerySet[Game]:
     return Game.objects.filter(
         status=Game.Status.ACTIVE, decision_seconds__isnull=False, deadline__lt=overdue
     )
+
+
+def games_waiting_on(user: User) -> QuerySet[Game]:
+    """Games in play whose decision is the user's seat's (a turn, a defence, an answer),
+    the nearest deadline first: what the "your turn" strip lists and ``?my_turn=true``."""
+    return Game.objects.filter(
+        status=Game.Status.ACTIVE,
+        mode=Game.Mode.DIGITAL,
+        seats__user=user,
+        seats__number=F("to_act"),
+    ).order_by(F("deadline").asc(nulls_last=True), "id")
 
 
 def game_list() -> QuerySet[Game]:

@@ -7,11 +7,12 @@ is best effort, like every announcement after a commit: a receiver must be idemp
 and whatever it starts needs a periodic safety net for a send lost to a crash between
 the commit and the send. ``tournaments`` receives it to take a competition game's
 result in at once (tournaments.apps); ``in_competition`` spares it a query for every
-other game (a ladder's, a lobby's).
+other game (a ladder's, a lobby's). ``rated`` (``Game.rated``) likewise tells it that
+the game moves the online ratings of people (tournaments.people_ratings).
 """
 
 from __future__ import annotations
 
 from django.dispatch import Signal
 
-game_ended = Signal()  # sender: games.models.Game; keywords: game_id, in_competition
+game_ended = Signal()  # sender: games.models.Game; keywords: game_id, in_competition, rated

@@ -6,11 +6,15 @@ Webhooks may reach loopback, where the suite's bots and receivers listen, and no
 query leaves the machine: host names resolve only as a test's ``hosts`` says.
 """
 
+import fcntl
+import functools
+import gc
 import ipaddress
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,9 +26,11 @@ import pytest
 import redis
 from django.conf import settings
 from django.db import connection
+from django.db import connections as databases
+from django.test.utils import setup_databases
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
-from pytest_django import Settings
+from pytest_django import DjangoDbBlocker, Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -35,6 +41,7 @@ from tests.bots.bot_servers import free_port
 from tests.browser import browser, open_page  # noqa: F401 - fixtures for browser tests
 from tests.clients import authenticate
 from tests.factories import UserFactory
+from tools.mutants import slot_ready_marker
 
 # Hypothesis profiles, loaded here, before any test module is imported: a property test
 # takes the profile in force when its module is imported (an engine test module imported
@@ -59,7 +66,18 @@ hypothesis_settings.register_profile(
     print_blob=True,
     suppress_health_check=_SUPPRESSED,
 )
-hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+# ``mutants``: under mutmut (below), where every mutant reruns the properties that reach it,
+# few examples and always the same ones, so a mutant is killed or not on every run.
+hypothesis_settings.register_profile(
+    "mutants",
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=_SUPPRESSED,
+)
+_DEFAULT_PROFILE = "mutants" if "MUTANT_UNDER_TEST" in os.environ else "ci"
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _DEFAULT_PROFILE))
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_CHECK_FAILED = 3
@@ -106,6 +124,8 @@ def _service_problems() -> list[str]:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Refuse to run without PostgreSQL and Redis: tests never fall back or skip."""
+    if MUTATING:
+        _clear_function_caches()
     problems = _service_problems()
     if problems:
         lines = "\n".join(f"  - {problem}" for problem in problems)
@@ -113,6 +133,81 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"\n\nTEST SERVICES UNREACHABLE: the suite needs PostgreSQL and Redis.\n{lines}\n",
             returncode=SERVICE_CHECK_FAILED,
         )
+
+
+# --- Under mutmut (`make mutants`, tools/mutants.py, docs/testing.md) -----------------------
+# mutmut runs the tests of each mutant in a process forked from the one that first ran
+# them all. That process set MUTANT_UNDER_TEST before any test ran.
+MUTATING = "MUTANT_UNDER_TEST" in os.environ
+_slot: tuple[int, int] | None = None  # (pid, slot) of this process, which holds its lock
+
+
+def _clear_function_caches() -> None:
+    """Empty every functools cache: a value cached before the fork was computed by the
+    unmutated code (mutmut switches mutants in its trampolines, under any cache), and
+    would hide the mutant from the tests."""
+    for found in gc.get_objects():
+        # type(), not isinstance(): isinstance would set up Django's lazy objects
+        if type(found) is functools._lru_cache_wrapper:
+            found.cache_clear()
+
+
+def _mutant_slot(database: str) -> int:
+    """A slot number no other live process of this database's mutation run holds: the
+    forked processes of ``mutmut run --max-children N`` run side by side, each needs a test
+    database of its own, and each keeps its slot's database for the next mutant."""
+    global _slot
+    if _slot is not None and _slot[0] == os.getpid():
+        return _slot[1]
+    for slot in range(8):
+        lock = Path(tempfile.gettempdir()) / f"cya-mutants-{database}-{slot}.lock"
+        descriptor = os.open(lock, os.O_WRONLY | os.O_CREAT)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            continue
+        _slot = (os.getpid(), slot)  # the descriptor stays open, and locked, until the end
+        return slot
+    raise RuntimeError("more than 8 test processes under mutmut: lower --max-children")
+
+
+# The names before any session: with --reuse-db, pytest-django leaves a session's test
+# name in the settings, and mutmut runs several sessions in one process before it forks.
+_DATABASE_NAMES = {alias: str(database["NAME"]) for alias, database in settings.DATABASES.items()}
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """pytest-django's hook for the test database's name: under mutmut, one per slot."""
+    if MUTATING:
+        for alias, database in settings.DATABASES.items():
+            name = database["NAME"] = _DATABASE_NAMES[alias]
+            database.setdefault("TEST", {})["NAME"] = f"test_{name}_mutants{_mutant_slot(name)}"
+
+
+if MUTATING:
+
+    @pytest.fixture(scope="session")
+    def django_db_setup(
+        django_test_environment: None,
+        django_db_blocker: DjangoDbBlocker,
+        django_db_modify_db_settings: None,
+    ) -> None:
+        """Under mutmut, pytest-django's setup but migrated once per slot and run: the
+        process that first holds a slot migrates its database, the next ones use it as
+        it is (a migration check costs seconds, and there is one test session a mutant)."""
+        default = settings.DATABASES["default"]
+        ready = slot_ready_marker(default["TEST"]["NAME"])
+        if ready.exists():
+            for alias, database in settings.DATABASES.items():
+                databases[alias].close()
+                test_name = database["TEST"]["NAME"]
+                database["NAME"] = databases[alias].settings_dict["NAME"] = test_name
+        else:
+            with django_db_blocker.unblock():
+                setup_databases(verbosity=0, interactive=False, keepdb=True)
+            ready.touch()
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)

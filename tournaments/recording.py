@@ -173,7 +173,9 @@ def _round_record(
         verdict=ScoreVote.Verdict.CONFIRM,
         as_organiser=organiser and seat is None,
     )
-    _settle(record, game, organiser_decides=organiser and seat is None)
+    # the league decides whether the table still confirms what an organiser entered
+    settles = organiser and seat is None and _organiser_entries_settle(competition)
+    _settle(record, game, organiser_decides=settles)
     _derive(game, competition, scored)
     log(
         competition,
@@ -203,18 +205,21 @@ def round_vote(*, record: ScoreRecord, by: User, verdict: str, reason: str = "")
         raise DomainError("invalid", "verdict must be confirm or dispute", {"field": "verdict"})
     if verdict == ScoreVote.Verdict.DISPUTE and not reason.strip():
         raise DomainError("reason_required", "Say why the round is wrong.", {"field": "reason"})
-    if ScoreVote.objects.filter(record=record, voter=by).exists():
-        raise DomainError("already_voted", "You have already voted on this round.", status=409)
-    ScoreVote.objects.create(
-        record=record,
-        voter=by,
-        verdict=verdict,
-        reason=reason,
-        as_organiser=organiser and seat is None,
-    )
     # An organiser's confirmation settles the round; an organiser's dispute freezes it
-    # like anyone's (it used to settle it as confirmed too).
+    # like anyone's (it used to settle it as confirmed too). An organiser who entered the
+    # round (their entry waits for the table, by the league's setting) settles it too.
     settles = organiser and seat is None and verdict == ScoreVote.Verdict.CONFIRM
+    voted = ScoreVote.objects.filter(record=record, voter=by).exists()
+    if voted and not settles:
+        raise DomainError("already_voted", "You have already voted on this round.", status=409)
+    if not voted:
+        ScoreVote.objects.create(
+            record=record,
+            voter=by,
+            verdict=verdict,
+            reason=reason,
+            as_organiser=organiser and seat is None,
+        )
     _settle(record, game, organiser_decides=settles)
     rules = RuleSet.from_json(game.rules)
     _derive(game, competition, recorded.outcome(rules, [r.dollars for r in _effective(game)]))
@@ -315,6 +320,13 @@ def _effective(game: Game) -> list[ScoreRecord]:
         "round_number"
     )
     return [r for r in current if r.kind != ScoreRecord.Kind.VOID]
+
+
+def _organiser_entries_settle(competition: Competition) -> bool:
+    """The league's setting: does an organiser's entry count at once? A tournament of no
+    league keeps the default: the table confirms it."""
+    league = selectors.league_of(competition)
+    return league is not None and league.organiser_entries_settle
 
 
 def _settle(record: ScoreRecord, game: Game, *, organiser_decides: bool) -> None:

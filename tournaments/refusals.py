@@ -44,6 +44,13 @@ def _impossible(d: Mapping[str, Any], rules: RuleSet) -> str:
     }
 
 
+def _above_deck(d: Mapping[str, Any], rules: RuleSet) -> str:
+    return _("No seat can hold %(dollars)s: the whole deck is worth %(deck)s.") % {
+        "dollars": format_dollars(d["dollars"]),
+        "deck": format_dollars(d["deck_total"]),
+    }
+
+
 def _too_high(d: Mapping[str, Any], rules: RuleSet) -> str:
     return _("The seats hold %(total)s together, but the whole deck is worth %(deck)s.") % {
         "total": format_dollars(d["total"]),
@@ -79,6 +86,7 @@ _WORDS: dict[str, Callable[[Mapping[str, Any], RuleSet], str]] = {
     "wrong_seat_count": _seat_count,
     "negative_dollars": _negative,
     "impossible_dollars": _impossible,
+    "dollars_above_deck": _above_deck,
     "round_total_too_high": _too_high,
     "impossible_total": _total,
     "not_enough_cards": _not_enough,

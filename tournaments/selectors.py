@@ -1,14 +1,21 @@
-"""Reads: standings (now or as of any moment), who organises what, change logs, exports."""
+"""Reads: standings on two clocks, who organises what, change logs, exports.
+
+Standings have two clocks. The clock of play (the default) counts the games played up to
+a night of a season (``after_night``, by the night's date) or a round of a tournament
+(``after_round``), whenever they were typed in. The clock of record (``as_of``) shows the
+results as they stood in the database at a moment: the audit trail, which shows what a
+later correction changed. The two combine.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery, Sum
 
 from accounts.models import User
 from tournaments import ranking
@@ -59,14 +66,36 @@ def is_organiser(competition: Competition, user: User | Any) -> bool:
     return user.is_staff or user.pk in organiser_ids(competition)
 
 
-def results_at(competition: Competition, as_of: datetime | None) -> QuerySet[Result]:
-    """The competition's result rows as they stood at ``as_of`` (None: now)."""
+def results_at(
+    competition: Competition,
+    as_of: datetime | None,
+    *,
+    after_night: date | None = None,
+    after_round: int | None = None,
+) -> QuerySet[Result]:
+    """The competition's result rows as they stood at ``as_of`` (None: now), of the games
+    played up to the night of ``after_night`` or up to round ``after_round`` (None: all)."""
     rows = Result.objects.filter(competition=competition)
     if as_of is None:
-        return rows.filter(valid_to__isnull=True)
-    return rows.filter(valid_from__lte=as_of).filter(
-        Q(valid_to__isnull=True) | Q(valid_to__gt=as_of)
-    )
+        rows = rows.filter(valid_to__isnull=True)
+    else:
+        rows = rows.filter(valid_from__lte=as_of).filter(
+            Q(valid_to__isnull=True) | Q(valid_to__gt=as_of)
+        )
+    if after_night is not None:
+        # a game at no night (a season's digital game) was played the day it finished
+        rows = rows.filter(
+            Q(night__date__lte=after_night)
+            | Q(night__isnull=True, game__finished_at__date__lte=after_night)
+        )
+    if after_round is not None:
+        in_round = GameEntry.objects.filter(
+            competition=OuterRef("competition"),
+            game=OuterRef("game"),
+            round__number__lte=after_round,
+        )
+        rows = rows.filter(Exists(in_round))
+    return rows
 
 
 class _Detail(ranking.Detail):
@@ -148,13 +177,16 @@ def standings(
     *,
     as_of: datetime | None = None,
     night: GameNight | None = None,
+    after_night: date | None = None,
+    after_round: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The ranked table: rank, competitor, totals, and the tie-breaks that separated them.
+    """The ranked table: rank, competitor, totals, and the tie-breaks that separated them,
+    on the clock of play (``after_night``, ``after_round``) and of record (``as_of``).
 
     With ``night``, one game night of a season: its games only (``best_of`` does not
-    apply), and everyone who checked in or played that night.
+    apply), and only the players seated at one of its tables.
     """
-    rows = results_at(competition, as_of)
+    rows = results_at(competition, as_of, after_night=after_night, after_round=after_round)
     if night is not None:
         rows = rows.filter(night=night)
     elif competition.best_of:
@@ -185,8 +217,8 @@ def standings(
     ]
     seen = {t.entrant for t in totals}
     others = competition.competitors.exclude(pk__in=seen)
-    if night is not None:
-        others = others.filter(Q(checkins__night=night) | Q(entries__night=night)).distinct()
+    if night is not None:  # tonight's players: who sat at a table, not who only came
+        others = others.filter(entries__night=night).distinct()
     for competitor_id in others.values_list("pk", flat=True):
         totals.append(ranking.Totals(competitor_id, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0))
     order = competition.tiebreaks or list(ranking.DEFAULT_ORDER)
@@ -243,11 +275,16 @@ class PlayedGame:
 
 
 def competitor_games(
-    competition: Competition, competitor: Competitor, *, as_of: datetime | None = None
+    competition: Competition,
+    competitor: Competitor,
+    *,
+    as_of: datetime | None = None,
+    after_night: date | None = None,
 ) -> list[PlayedGame]:
-    """A competitor's counted games as they stood at ``as_of`` (None: now), night by night:
-    the rows ``standings`` totals, each saying whether ``best_of`` keeps it. Three queries."""
-    rows = results_at(competition, as_of).filter(competitor=competitor)
+    """A competitor's counted games as they stood at ``as_of`` (None: now) up to the night
+    of ``after_night``, night by night: the rows ``standings`` totals, each saying whether
+    ``best_of`` keeps it. Three queries."""
+    rows = results_at(competition, as_of, after_night=after_night).filter(competitor=competitor)
     kept = None
     if competition.best_of:
         kept = set(_best_nights(rows, competition.best_of).values_list("pk", flat=True))

@@ -71,15 +71,45 @@ def competition_create(
 
 @transaction.atomic
 def league_create(
-    *, by: User, name: str, slug: str, rules: RuleSet, description: str = ""
+    *,
+    by: User,
+    name: str,
+    slug: str,
+    rules: RuleSet,
+    description: str = "",
+    organiser_entries_settle: bool = False,
 ) -> League:
     """A league; its creator organises it."""
     if League.objects.filter(slug=slug).exists():
         raise DomainError("slug_taken", "A league already has this slug.", {"slug": slug}, 409)
     league = League.objects.create(
-        name=name, slug=slug, description=description, created_by=by, rules=rules.to_json()
+        name=name,
+        slug=slug,
+        description=description,
+        created_by=by,
+        rules=rules.to_json(),
+        organiser_entries_settle=organiser_entries_settle,
     )
     league.organisers.add(by)
+    return league
+
+
+@transaction.atomic
+def league_settings_change(*, league: League, by: User, organiser_entries_settle: bool) -> League:
+    """Change whether an organiser's entry counts at once (its organisers and staff)."""
+    roster.require_league_organiser(league, by)
+    before = league.organiser_entries_settle
+    league.organiser_entries_settle = organiser_entries_settle
+    league.save(update_fields=["organiser_entries_settle"])
+    for season in league.seasons.select_related("competition"):
+        log(
+            season.competition,
+            by,
+            "league_settings_changed",
+            "organiser entries settle",
+            before=before,
+            after=organiser_entries_settle,
+        )
     return league
 
 

@@ -37,6 +37,7 @@ class Table:
     waiting: int  # recorded rounds not yet confirmed
     disputed: bool
     winners: tuple[int, ...]  # seats, once the game has ended
+    disputed_round: int | None = None  # the first disputed round, to settle
 
     @property
     def ended(self) -> bool:
@@ -92,17 +93,19 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
     )
     games = {e.game_id for e in rows}
     waiting: dict[int, int] = defaultdict(int)
-    disputed: set[int] = set()
+    disputed: dict[int, int] = {}
     recorded: dict[int, int] = defaultdict(int)
-    for game_id, status, kind in ScoreRecord.objects.filter(
-        game_id__in=games, superseded_by__isnull=True
-    ).values_list("game_id", "status", "kind"):
+    for game_id, status, kind, number in (
+        ScoreRecord.objects.filter(game_id__in=games, superseded_by__isnull=True)
+        .order_by("round_number")
+        .values_list("game_id", "status", "kind", "round_number")
+    ):
         if kind == ScoreRecord.Kind.VOID:
             continue
         recorded[game_id] += 1
         waiting[game_id] += status != ScoreRecord.Status.CONFIRMED
         if status == ScoreRecord.Status.DISPUTED:
-            disputed.add(game_id)
+            disputed.setdefault(game_id, number)
     grouped: dict[int, dict[int, list[GameEntry]]] = defaultdict(dict)
     for e in rows:
         grouped[getattr(e, key)].setdefault(e.game_id, []).append(e)
@@ -124,6 +127,7 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
                     waiting=waiting[game_id],
                     disputed=game_id in disputed,
                     winners=tuple(game.winners or ()),
+                    disputed_round=disputed.get(game_id),
                 )
             )
         out[group] = sorted(tables, key=lambda t: (t.number, t.game))

@@ -12,8 +12,8 @@ from bots.tasks import play_match
 from cya_site import dispatch
 from cya_site.errors import DomainError
 from games.models import Game
-from tournaments import notifications, rounds
-from tournaments.models import Delivery, Tournament, TournamentRound
+from tournaments import notifications, people_ratings, rounds
+from tournaments.models import Delivery, PersonRatingChange, Tournament, TournamentRound
 
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
 
@@ -79,14 +79,35 @@ def take_result(self, game_id: int) -> int:  # type: ignore[no-untyped-def]
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
 
 
+@shared_task(
+    name="tournaments.rate_online_game",
+    bind=True,
+    time_limit=120,
+    soft_time_limit=100,
+    max_retries=8,
+)
+def rate_online_game(self, game_id: int) -> bool:  # type: ignore[no-untyped-def]
+    """A rated table ended: move its players' online ratings (idempotent)."""
+    try:
+        return people_ratings.online_game_rate(game_id=game_id)
+    except dispatch.TRANSIENT as error:
+        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
+
+
 def on_game_ended(
-    sender: object, game_id: int, in_competition: bool = False, **kwargs: object
+    sender: object,
+    game_id: int,
+    in_competition: bool = False,
+    rated: bool = False,
+    **kwargs: object,
 ) -> None:
     """``games.signals.game_ended`` receiver: a game a competition counts (its entries
-    marked it, ``results.games_enter``) sends ``take_result``; any other game (ladder,
-    lobby) costs nothing, not even a query."""
+    marked it, ``results.games_enter``) sends ``take_result``, a rated table
+    ``rate_online_game``; any other game (ladder, lobby) costs nothing, not even a query."""
     if in_competition:
         dispatch.send(take_result, (game_id,))
+    if rated:
+        dispatch.send(rate_online_game, (game_id,))
 
 
 @shared_task(name="tournaments.sync_results", time_limit=300, soft_time_limit=280)
@@ -96,7 +117,8 @@ def sync_results() -> int:
     game's end and its task), and advance every round whose tables have all finished:
     bot rounds whose callback never came (a worker killed, a broker restarted: their
     matches were resent by bots.sweep, outside the chord) included. Bounded by time, not
-    by every competition that ever had a game."""
+    by every competition that ever had a game. Rated tables that ended in that time and
+    were never rated (a ``rate_online_game`` lost likewise) are rated too."""
     since = timezone.now() - timedelta(hours=settings.RESULTS_SWEEP_HOURS)
     ended = Game.objects.filter(
         competition_entries__isnull=False,
@@ -104,6 +126,11 @@ def sync_results() -> int:
         finished_at__gte=since,
     ).distinct()
     changed = sum(rounds.game_ended(game_id=pk) for pk in ended.values_list("pk", flat=True))
+    unrated = Game.objects.filter(
+        rated=True, status=Game.Status.FINISHED, finished_at__gte=since
+    ).exclude(pk__in=PersonRatingChange.objects.values("game_id"))
+    for pk in unrated.order_by("finished_at", "id").values_list("pk", flat=True):
+        people_ratings.online_game_rate(game_id=pk)  # a rate_online_game lost on the way
     for round_ in TournamentRound.objects.filter(
         status=TournamentRound.Status.PLAYING
     ).select_related("tournament"):

@@ -8,6 +8,7 @@ lockout of every way in (accounts.lockout).
 
 from __future__ import annotations
 
+from django import forms
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -36,8 +37,10 @@ def _next(request: HttpRequest, default: str = "/") -> str:
     return default
 
 
-def _throttled(request: HttpRequest, form: SignInForm | RegisterForm) -> bool:
-    wait = page_rate_spent(request, "auth")
+def throttled(request: HttpRequest, form: forms.Form, scope: str = "auth") -> bool:
+    """Count this attempt against the ``scope`` rate of the client's address; once it is
+    spent, say so above the form and refuse."""
+    wait = page_rate_spent(request, scope)
     if wait is None:
         return False
     form.add_error(
@@ -52,7 +55,7 @@ def sign_in(request: HttpRequest) -> HttpResponse:
     """The sign-in page; a success goes back where the player came from."""
     form = SignInForm(request.POST or None)
     refusal: DomainError | None = None
-    if request.method == "POST" and form.is_valid() and not _throttled(request, form):
+    if request.method == "POST" and form.is_valid() and not throttled(request, form):
         try:
             user = services.user_authenticate(**form.cleaned_data, request=request)
         except DomainError as error:
@@ -73,7 +76,7 @@ def register(request: HttpRequest) -> HttpResponse:
     """Create an account (the same rules as the API's register) and sign in; a guest who
     registers becomes the account, keeping their games."""
     form = RegisterForm(request.POST or None)
-    if request.method == "POST" and form.is_valid() and not _throttled(request, form):
+    if request.method == "POST" and form.is_valid() and not throttled(request, form):
         try:
             guest = request.user if isinstance(request.user, User) else None  # a guest's
             user = services.user_register(**form.cleaned_data, guest=guest)

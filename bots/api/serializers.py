@@ -9,7 +9,7 @@ from rest_framework import serializers
 from bots import ratings
 from bots.models import Bot, BotVersion, Match, MatchEntry, RatingChange, Strike
 from bots.strategies import STRATEGIES
-from cya_site.serializers import StrictInputSerializer
+from cya_site.serializers import StrictInputSerializer, WebhookUrlField
 
 
 class BotCreateInputSerializer(StrictInputSerializer):
@@ -23,8 +23,7 @@ class VersionCreateInputSerializer(StrictInputSerializer):
     strategy = serializers.ChoiceField(
         choices=sorted(STRATEGIES), required=False, default="", help_text="Built-in bots"
     )
-    url = serializers.URLField(
-        max_length=500,
+    url = WebhookUrlField(
         required=False,
         default="",
         help_text="Webhooks: http(s), leading to public internet addresses only",

@@ -71,6 +71,8 @@ class TableForm(RulesForm):
     switches = (
         "penny_jar",
         "action_cards",
+        "swap",
+        "move",
         "hand_six",
         "two_actions",
         "no_rechallenge_after_loss",
@@ -102,6 +104,11 @@ class TableForm(RulesForm):
         max_value=3600,
         required=False,
         help_text=_("Empty: untimed. When time runs out, the safest move is played for you."),
+    )
+    rated = forms.BooleanField(
+        label=_("Rated"),
+        required=False,
+        help_text=_("The result moves the online rating of everyone seated, bots included."),
     )
 
     def __init__(self, *args: Any, versions: list[BotVersion], **kwargs: Any) -> None:
@@ -173,6 +180,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                     bots=form.opponents(),
                     auto_start=True,
                     decision_seconds=form.cleaned_data["decision_seconds"],
+                    rated=form.cleaned_data["rated"],
                 )
             except DomainError as error:
                 form.refuse_seat(error)

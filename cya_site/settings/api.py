@@ -32,6 +32,9 @@ REST_FRAMEWORK = {
         "wait": env_rate("THROTTLE_WAIT", "600/min"),
         # guests made by the pages ("Play as a guest"), per client address
         "guest": env_rate("THROTTLE_GUEST", "20/hour"),
+        # mails sent (password resets, address confirmations), and account changes
+        "mail": env_rate("THROTTLE_MAIL", "5/hour"),
+        "account": env_rate("THROTTLE_ACCOUNT", "30/hour"),
     },
     # 0: throttles identify clients by REMOTE_ADDR and ignore a spoofable X-Forwarded-For.
     "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
@@ -72,5 +75,6 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.stream_schema.document_stream",  # an async view, outside DRF
         "cya_site.schema.add_error_responses",
+        "cya_site.schema.text_input_rules",
     ],
 }

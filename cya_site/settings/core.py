@@ -67,6 +67,8 @@ MIDDLEWARE = [
     "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A page view's Http404 is the site's 404 page, also with DEBUG on (cya_site.errors).
+    "cya_site.errors.PageNotFoundMiddleware",
     # Last: it turns a sign-in its backend locked out into the lockout answer.
     "axes.middleware.AxesMiddleware",
 ]
@@ -85,6 +87,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context.your_turn",  # the "your turn" strip of every page
             ],
         },
     },

@@ -70,3 +70,21 @@ STREAM_KEEPALIVE_SECONDS = env_int("STREAM_KEEPALIVE_SECONDS", 10, minimum=1)
 
 # benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
+
+# Email: password resets and address confirmations (accounts.web.recovery). Development
+# prints each message, its link included, on the console (`make run`); the tests use
+# Django's in-memory outbox; production sets an SMTP server.
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Cover Your Assets <noreply@localhost>")
+# How long a password-reset or address-confirmation link works.
+PASSWORD_RESET_TIMEOUT = env_int("EMAIL_LINK_HOURS", 24, minimum=1) * 3600

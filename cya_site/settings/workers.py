@@ -140,7 +140,7 @@ else:
     # producer's "out" folder is the consumer's "in" folder (one machine, one queue set),
     # in cya_site.broker's first-in, first-out order (kombu's own sorts by a clock's text).
     _broker_dir = VAR_DIR / "broker"
-    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_URL = "filesystem://localhost/"  # a host, or kombu warns of its absence
     CELERY_BROKER_TRANSPORT = "cya_site.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),

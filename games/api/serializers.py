@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from cya_site.errors import DomainError
 from cya_site.serializers import StrictInputSerializer
 from games import selectors
 from games.api.rules import RuleOptionsField, rules_build
@@ -19,9 +20,15 @@ MAX_WAIT_SECONDS = 30
 
 
 class BotSeatInputSerializer(StrictInputSerializer):
+    exactly_one_of = ("strategy", "version")  # the schema's oneOf (cya_site/schema.py)
+
     seat = serializers.IntegerField(min_value=0, max_value=7)
     strategy = serializers.CharField(
-        max_length=20, required=False, help_text="A built-in strategy: random, greedy, shark"
+        min_length=1,
+        max_length=20,
+        trim_whitespace=False,  # a name as given: one the platform lacks is unknown_strategy
+        required=False,
+        help_text="A built-in strategy: random, greedy, shark",
     )
     version = serializers.IntegerField(
         min_value=1,
@@ -73,13 +80,18 @@ class GameCreateInputSerializer(StrictInputSerializer):
     auto_start = serializers.BooleanField(
         default=False, help_text="Start by itself once every seat is taken (always with bots)"
     )
+    rated = serializers.BooleanField(
+        default=False,
+        help_text="Its result moves the online ratings of everyone seated (docs/ratings.md)",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Build the RuleSet (the engine refuses bad options with ``invalid_rules``) and
         the bot choices."""
         attrs["rules"] = rules_build(attrs["preset"], attrs["options"], seats=attrs["seats"])
         if len(attrs["bots"]) >= attrs["seats"] and attrs["take_seat"]:
-            raise serializers.ValidationError({"bots": ["Leave a seat for yourself."]})
+            # counts the schema cannot compare: the rules of this table refuse it (422)
+            raise DomainError("invalid", "Leave a seat for yourself.", {"field": "bots"})
         attrs["bots"] = bot_choices(attrs["bots"])
         return attrs
 
@@ -131,8 +143,14 @@ class StartInputSerializer(StrictInputSerializer):
     )
 
 
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class ActionField(serializers.JSONField):
+    """An action: a JSON object, judged by the engine (422 ``malformed_action`` when it
+    names no action of the game, RULES.md's decisions)."""
+
+
 class ActionInputSerializer(StrictInputSerializer):
-    action = serializers.JSONField(
+    action = ActionField(
         help_text='One of the decision\'s legal_actions, e.g. {"type": "discard", "card": "piano"}'
     )
     version = serializers.IntegerField(
@@ -267,6 +285,7 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "seed",
             "bot_seats",
             "auto_start",
+            "rated",
             "fork",
         )
         read_only_fields = fields

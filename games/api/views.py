@@ -94,6 +94,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             time_bank_seconds=data.validated_data["time_bank_seconds"],
             bots=data.validated_data["bots"],
             auto_start=data.validated_data["auto_start"],
+            rated=data.validated_data["rated"],
         )
         return self._render(game, status.HTTP_201_CREATED)
 

@@ -15,6 +15,7 @@ Rounds played with real cards are checked and scored by ``recorded`` (``check_ro
 from .actions import describe
 from .actions import from_json as action_from_json
 from .actions import to_json as action_to_json
+from .advanced import Advanced
 from .errors import (
     EngineError,
     GameOver,
@@ -28,7 +29,7 @@ from .fork import fork, redeal_hidden_from
 from .legal import legal_actions
 from .observe import observe
 from .play import Decision, apply, decision, default_action, new_game, replay, resign
-from .rules import PRESETS, Advanced, RuleSet
+from .rules import PRESETS, RuleSet
 from .serialize import state_from_json, state_to_json
 from .state import State
 from .view import SeatView

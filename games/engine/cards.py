@@ -73,13 +73,18 @@ class Edition:
                 return c
         raise KeyError(key)
 
-    def deck(self, *, penny_jar: bool, action_cards: bool, two_players: bool) -> tuple[int, ...]:
-        """The unshuffled deck for these options (RULES #2, 2.8.12), as card ids."""
+    def deck(
+        self, *, penny_jar: bool, swap: bool, move: bool, two_players: bool
+    ) -> tuple[int, ...]:
+        """The unshuffled deck for these options (RULES #2, 2.8.12), as card ids: Swap and
+        Move each on its own switch (RULES #30-32)."""
         counts = [c.count for c in self.cards]
         if not penny_jar:
             counts[PENNY_JAR] = 0
-        if not action_cards:
-            counts[SWAP] = counts[MOVE] = 0
+        if not swap:
+            counts[SWAP] = 0
+        if not move:
+            counts[MOVE] = 0
         if two_players:
             for card, removed in self.two_player_removed:
                 counts[card] -= removed

@@ -55,9 +55,13 @@ def diagnose(s: State, action: object) -> EngineError:
         )
     hand = s.hands[s.to_act]
     cards = act.cards_of(action)
-    for card, needed in ((SWAP, kind == act.SWAP), (MOVE, kind == act.MOVE)):
-        if needed and not s.table.actions:
-            return _err("rule_disabled", "action cards are not in play (RULES #30-32)")
+    table = s.table
+    for card, needed, playing in (
+        (SWAP, kind == act.SWAP, table.swap),
+        (MOVE, kind == act.MOVE, table.move),
+    ):
+        if needed and not playing:
+            return _err("rule_disabled", f"{name} cards are not in play (RULES #30-32)")
         if needed:
             cards = (card,)
     if cards and not holds(hand, cards):

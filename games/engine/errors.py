@@ -11,7 +11,7 @@ class EngineError(Exception):
     """Base class of every error the engine raises on purpose."""
 
     code = "engine_error"
-    http_status = 400
+    http_status = 422  # understood (the request matches the schema), but the rules refuse it
 
     def __init__(self, message: str, code: str | None = None) -> None:
         # every argument in args: a task's result backend rebuilds an error from its class
@@ -46,7 +46,6 @@ class IllegalAction(EngineError):
     """A well-formed action the rules do not allow in this state."""
 
     code = "illegal_action"
-    http_status = 422  # understood, but the rules do not allow it
 
 
 class GameOver(IllegalAction):

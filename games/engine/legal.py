@@ -226,14 +226,14 @@ def _drafts(s: State, t: Table, seat: int, info: Hand, acts: list[int]) -> None:
 def _action_cards(s: State, t: Table, seat: int, hand: Hand, acts: list[int]) -> None:
     """RULES #30-31: Swap (both own a set) and Move (the target owns two or more)."""
     stacks = s.stacks
-    if hand.counts[SWAP_CARD] and stacks[seat]:
+    if t.swap and hand.counts[SWAP_CARD] and stacks[seat]:
         need = 1 if t.swap_bottom else 2  # RULES 2.8.7
         acts.extend(
             pack(SWAP, NO_CARD, NO_CARD, target)
             for target in range(t.seats)
             if target != seat and len(stacks[target]) >= need
         )
-    if hand.counts[MOVE_CARD]:
+    if t.move and hand.counts[MOVE_CARD]:
         for target in range(t.seats):
             if len(stacks[target]) >= 2:
                 acts.append(pack(MOVE, NO_CARD, NO_CARD, target, 0))

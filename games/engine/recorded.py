@@ -158,6 +158,14 @@ def check_round(rules: RuleSet, dollars: Sequence[int]) -> None:
 def _check_seat(deck: Deck, seat: int, amount: int) -> None:
     if amount < 0:
         raise ScoreError("Dollars cannot be negative.", "negative_dollars", {"seat": seat})
+    if amount > deck.total:
+        # the real reason first: no stack holds more than the whole deck (RULES.md 1.2,
+        # "A whole deck is worth $1.36M-$1.39M"); typing 1500 for $1,500,000 lands here
+        raise ScoreError(
+            f"No seat can hold ${amount:,}: the whole deck is worth ${deck.total:,}.",
+            "dollars_above_deck",
+            {"seat": seat, "dollars": amount, "deck_total": deck.total},
+        )
     if amount and (amount < deck.cheapest_set or not deck.can_make(amount)):
         raise ScoreError(
             f"No stack of this deck is worth ${amount:,}: values come in steps of "

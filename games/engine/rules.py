@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import Any
 
+from .advanced import Advanced
 from .cards import EDITIONS, Edition
 from .errors import InvalidRules
 from .events import SharedEvents
@@ -24,20 +25,6 @@ ENDINGS = ("classic", "quick", "highest_after_n", "first_to_n_round_wins")  # RU
 TIE_POLICY = ("extra_round", "shared_win")  # RULES #23
 DEFAULT_ENDING_ROUNDS = {"highest_after_n": 3, "first_to_n_round_wins": 2}  # RULES #24
 DRAFT_PILES, DRAFT_PILE_SIZE = 3, 10  # EN21 2- and 3-player set-up
-
-
-@dataclass(frozen=True, slots=True)
-class Advanced:
-    """EN21 advanced rules, each on its own switch (RULES #26-33)."""
-
-    hand_six: bool = False  # RULES #33
-    two_actions: bool = False  # RULES #26
-    no_rechallenge_after_loss: bool = True  # RULES #26 (False = the DE reading)
-    improve_set: bool = False  # RULES #29
-    action_cards: bool = False  # Swap and Move in the deck, playable (RULES #30-32)
-    second_set_challenge: bool = False  # RULES #28
-    penny_jar: bool = False  # RULES #27
-    penny_jar_weight: int = 2  # RULES #27
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +86,8 @@ class RuleSet:
         """The unshuffled deck this rule set plays with (RULES #2, 2.8.12)."""
         return self.edition_data.deck(
             penny_jar=self.advanced.penny_jar,
-            action_cards=self.advanced.action_cards,
+            swap=self.advanced.has_swap,
+            move=self.advanced.has_move,
             two_players=self.seats == 2,
         )
 
@@ -221,8 +209,10 @@ def _validate(r: RuleSet) -> None:
     if r.draft_piles and r.seats > 3:
         raise InvalidRules("draft piles are for 2 or 3 seats (RULES #34)", field="draft_piles")
     adv = r.advanced
-    if r.edition == "2011" and (adv.penny_jar or adv.action_cards):
-        bad = "advanced.penny_jar" if adv.penny_jar else "advanced.action_cards"
+    if r.edition == "2011" and (adv.penny_jar or adv.has_swap or adv.has_move):
+        bad = "advanced." + next(
+            name for name in ("penny_jar", "action_cards", "swap", "move") if getattr(adv, name)
+        )
         raise InvalidRules(
             "the 2011 edition has no Penny Jar, Swap or Move cards (RULES 1.1)", field=bad
         )
@@ -313,6 +303,8 @@ class Table:
         "two_actions",
         "ban",
         "improve",
+        "swap",
+        "move",
         "actions",
         "second",
         "penny",
@@ -349,7 +341,9 @@ class Table:
         self.two_actions = adv.two_actions
         self.ban = adv.two_actions and adv.no_rechallenge_after_loss
         self.improve = adv.improve_set
-        self.actions = adv.action_cards
+        self.swap = adv.has_swap
+        self.move = adv.has_move
+        self.actions = self.swap or self.move
         self.second = adv.second_set_challenge
         self.penny = adv.penny_jar and adv.penny_jar_weight == 2
         self.swap_bottom = r.swap_may_take_bottom_set

@@ -29,7 +29,7 @@ def after_commit(
     the new decision's deadline, and if a bot seat is to act, tell its player
     (games.seating). Returns the decision object announced to the seat to act, if any."""
     game_id, version, deadline = game.pk, game.version, game.deadline
-    status, counted = game.status, game.in_competition
+    status, counted, rated = game.status, game.in_competition, game.rated
     bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
     lines = feed.lines(game, state, bank, entries or ())
 
@@ -37,7 +37,7 @@ def after_commit(
         if lines.end is not None:
             metrics.GAMES_ENDED.labels(status).inc()
             signals.game_ended.send_robust(  # errors logged
-                sender=Game, game_id=game_id, in_competition=counted
+                sender=Game, game_id=game_id, in_competition=counted, rated=rated
             )
         notify.publish(game_id, (version, status), lines.update, lines.decision, lines.end)
         if deadline is not None:

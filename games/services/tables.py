@@ -41,6 +41,7 @@ def game_create(
     auto_start: bool = False,
     origin: ForkOrigin | None = None,
     rematch_of: Game | None = None,
+    rated: bool = False,
 ) -> Game:
     """Open a table with the rule set's seats; the creator takes ``seat`` (0) unless told not to.
 
@@ -48,7 +49,8 @@ def game_create(
     A table with bot seats, or made with ``auto_start``, starts by itself once its last
     seat is taken: at once if the creator and the bots fill it. With ``origin`` the table
     is a fork (``game_fork`` checks the origin): once started it plays on from that
-    position instead of a new deal.
+    position instead of a new deal. A ``rated`` table's result moves its players' online
+    ratings; a fork never is (it did not start from a deal).
     """
     game = Game(
         created_by=by,
@@ -61,6 +63,7 @@ def game_create(
         fork_step=None if origin is None else origin.step,
         fork_redeal=origin is not None and origin.redeal,
         rematch_of=rematch_of,
+        rated=rated and origin is None,
     )
     store.game_open(game, [None] * rules.seats)
     if take_seat:
@@ -241,6 +244,7 @@ def game_rematch(*, game: Game, by: User, bots: Sequence[seating.BotChoice] = ()
             bots=bots,
             auto_start=True,
             rematch_of=game,
+            rated=game.rated,
         )
     if not Seat.objects.filter(game=rematch, user=by).exists():
         game_join(game=rematch, user=by, seat=seat)

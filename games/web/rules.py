@@ -55,9 +55,12 @@ class RulesForm(PageForm):
     )
     penny_jar = forms.BooleanField(label=_("Penny Jars in the deck"), required=False)
     action_cards = forms.BooleanField(label=_("Swap and Move cards in the deck"), required=False)
+    swap = forms.BooleanField(label=_("Swap cards in the deck"), required=False)
+    move = forms.BooleanField(label=_("Move cards in the deck"), required=False)
 
-    # the advanced switches this form shows (RuleSet.advanced), each a field of its name
-    switches: tuple[str, ...] = ("penny_jar", "action_cards")
+    # the advanced switches this form shows (RuleSet.advanced), each a field of its name:
+    # Swap and Move together, or each on its own (RULES #30-32)
+    switches: tuple[str, ...] = ("penny_jar", "action_cards", "swap", "move")
 
     def options(self) -> dict[str, Any]:
         """The options typed, over the edition's preset (``advanced`` switch by switch)."""

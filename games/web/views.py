@@ -17,3 +17,8 @@ def live_games(request: HttpRequest) -> HttpResponse:
     playing = list(digital.filter(status=Game.Status.ACTIVE)[:SHOWN])
     finished = list(digital.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:10])
     return render(request, "games/live.html", {"playing": playing, "finished": finished})
+
+
+def your_turn(request: HttpRequest) -> HttpResponse:
+    """The "your turn" strip alone, as every page's strip refreshes itself (htmx)."""
+    return render(request, "games/_your_turn.html")

@@ -144,5 +144,5 @@ def test_a_successful_sign_in_starts_the_count_again(boss: User) -> None:
     assert _api("boss", DEFAULT_PASSWORD, "10.0.0.1") == 201
 
     for _ in range(limit() - 1):
-        assert _api("boss", WRONG, "10.0.0.1") == 400
+        assert _api("boss", WRONG, "10.0.0.1") == 422
     assert _api("boss", DEFAULT_PASSWORD, "10.0.0.1") == 201

@@ -59,7 +59,7 @@ def test_login_starts_a_session_for_the_browsable_api(api: APIClient, alice: Use
 def test_rejects_a_wrong_password_without_issuing_a_token(api: APIClient, alice: User) -> None:
     response = api.post(URL, {"username": "alice", "password": "wrong"})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "invalid_credentials"
     assert not ApiToken.objects.exists()
 
@@ -79,7 +79,7 @@ def test_rejects_an_inactive_user(api: APIClient, alice: User) -> None:
 
     response = api.post(URL, {"username": "alice", "password": DEFAULT_PASSWORD})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "invalid_credentials"
 
 

@@ -129,6 +129,6 @@ def test_a_bot_user_cannot_log_in_with_a_password(api: APIClient, db: None) -> N
 
     response = api.post("/api/v1/auth/login/", {"username": "randombot", "password": "guess"})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "invalid_credentials"
     assert not ApiToken.objects.filter(user=bot).exists()

@@ -44,7 +44,7 @@ def test_rejects_a_taken_username_in_any_case(api: APIClient, alice: User) -> No
 def test_rejects_a_weak_password_with_the_validators_reasons(api: APIClient) -> None:
     response = api.post(URL, {"username": "dave", "password": "1234"})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     body = response.json()
     assert body["code"] == "weak_password"
     reasons = {reason["code"] for reason in body["details"]["reasons"]}
@@ -56,7 +56,7 @@ def test_rejects_a_weak_password_with_the_validators_reasons(api: APIClient) -> 
 def test_rejects_a_password_like_the_username(api: APIClient) -> None:
     response = api.post(URL, {"username": "dave-the-player", "password": "dave-the-player"})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "weak_password"
 
 
@@ -64,7 +64,7 @@ def test_rejects_a_password_like_the_username(api: APIClient) -> None:
 def test_rejects_a_username_with_forbidden_characters(api: APIClient) -> None:
     response = api.post(URL, {"username": "dave smith!", "password": GOOD_PASSWORD})
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "username_invalid"
     assert not User.objects.exists()
 

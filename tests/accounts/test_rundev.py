@@ -1,6 +1,12 @@
 import os
+import signal
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import httpx
 import pytest
 from django.core.management import CommandError
 from pytest_django import Settings
@@ -11,6 +17,9 @@ from accounts.management.commands.rundev import (
     server_command,
     worker_commands,
 )
+from tests.bots.bot_servers import free_port
+from tests.conftest import ROOT
+from tests.faults.servers import wait_until
 
 
 def _option(command: list[str], name: str) -> str:
@@ -80,3 +89,49 @@ def test_rundev_keeps_the_webhook_networks_the_environment_sets(
 
     assert settings.WEBHOOK_ALLOWED_NETWORKS == ["10.9.0.0/16"]
     assert os.environ["WEBHOOK_ALLOWED_NETWORKS"] == "10.9.0.0/16"
+
+
+def test_make_runs_first_screen_is_clean_and_it_stops_within_three_seconds(
+    tmp_path: Path,
+) -> None:
+    """As `make run` on a bare machine (SQLite, the filesystem broker): no broker warning,
+    the address to open printed last, each request logged once, Ctrl-C stops it all in
+    three seconds (issue 26)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env |= {"VAR_DIR": str(tmp_path / "var"), "DJANGO_SETTINGS_MODULE": "cya_site.settings"}
+    python = [sys.executable, "manage.py"]
+    migrate = subprocess.run([*python, "migrate", "--noinput"], cwd=ROOT, env=env,
+                             capture_output=True, check=False, timeout=300)  # fmt: skip
+    assert migrate.returncode == 0, migrate.stderr
+    port = free_port()
+    out = tmp_path / "screen.txt"
+    with out.open("wb") as screen:
+        rundev = subprocess.Popen(
+            [*python, "rundev", f"127.0.0.1:{port}", "--noreload"], cwd=ROOT, env=env,
+            stdout=screen, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        address = f"The platform is running: open http://127.0.0.1:{port}/"
+        wait_until(lambda: address in out.read_text(), 120, "rundev")
+        assert out.read_text().rstrip().splitlines()[-1] == address
+        assert httpx.get(f"http://127.0.0.1:{port}/ladder/", timeout=30).status_code == 200
+        time.sleep(0.5)  # the access log line is written as the response goes
+        logged = [line for line in out.read_text().splitlines() if "ladder/" in line]
+        assert len(logged) == 1, logged
+
+        os.killpg(rundev.pid, signal.SIGINT)  # Ctrl-C in the terminal: its whole group
+        started = time.monotonic()
+        rundev.wait(timeout=10)
+        assert time.monotonic() - started <= 3.0
+    finally:
+        if rundev.poll() is None:
+            os.killpg(rundev.pid, signal.SIGKILL)
+            rundev.wait()
+    screen_text = out.read_text()
+    assert "No hostname was supplied" not in screen_text
+    assert "SecurityWarning" not in screen_text
+    assert "[tasks]" not in screen_text
+    assert (tmp_path / "var" / "log" / "worker-interactive.log").stat().st_size > 0
+    leftovers = subprocess.run(["pgrep", "-f", f"VAR_DIR={tmp_path}"], capture_output=True,
+                               text=True, check=False).stdout.split()  # fmt: skip
+    assert leftovers == []

@@ -114,7 +114,7 @@ def test_a_bot_name_must_be_2_to_40_letters_digits_dashes_or_underscores(
     name: str, as_: Caller, alice: User
 ) -> None:
     response = as_(alice).post("/api/v1/bots/", {"name": name, "kind": "webhook"})
-    details = assert_error(response, 400, "invalid_bot_name")
+    details = assert_error(response, 422, "invalid_bot_name")
     assert details == {"name": name}
     assert not Bot.objects.exists()
 
@@ -218,7 +218,7 @@ def test_a_version_must_fit_its_bots_kind(
 
     response = as_(staff).post(f"/api/v1/bots/{bot.pk}/versions/", body)
 
-    details = assert_error(response, 400, code)
+    details = assert_error(response, 422, code)
     if field is not None:
         assert details == {"field": field}
     assert not bot.versions.exists()

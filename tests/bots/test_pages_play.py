@@ -138,6 +138,17 @@ def test_every_rule_option_typed_reaches_the_table(client: Client, alice: User) 
     assert game.bot_seats == [1]  # seats past the table's size are left out
 
 
+@pytest.mark.parametrize(("switch", "swap", "move"), [("swap", True, False), ("move", False, True)])
+def test_a_table_may_play_swap_or_move_cards_alone(
+    client: Client, alice: User, switch: str, swap: bool, move: bool
+) -> None:
+    """RULES #30-32: each action card on its own switch, beside the grouped one."""
+    client.post("/play/", {**DEFAULTS, switch: "on"})
+
+    advanced = RuleSet.from_json(Game.objects.get().rules).advanced
+    assert (advanced.has_swap, advanced.has_move, advanced.action_cards) == (swap, move, False)
+
+
 def test_a_seat_left_to_a_person_makes_a_table_others_can_join(client: Client, alice: User) -> None:
     client.post("/play/", {**DEFAULTS, "seats": "3", "opponent_2": "person"})
     game = Game.objects.get()

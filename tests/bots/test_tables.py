@@ -136,15 +136,15 @@ def test_a_validated_bot_version_can_be_seated_by_its_id(client: APIClient) -> N
 @pytest.mark.parametrize(
     ("bots", "status", "code"),
     [
-        ([{"seat": 1, "strategy": "deep-blue"}], 400, "unknown_strategy"),
-        ([{"seat": 1, "version": 987654}], 400, "no_such_version"),
+        ([{"seat": 1, "strategy": "deep-blue"}], 422, "unknown_strategy"),
+        ([{"seat": 1, "version": 987654}], 422, "no_such_version"),
         ([{"seat": 0, "strategy": "greedy"}], 409, "seat_taken"),
         ([{"seat": 1, "strategy": "greedy"}, {"seat": 1, "strategy": "shark"}], 409, "seat_taken"),
-        ([{"seat": 6, "strategy": "greedy"}], 400, "no_such_seat"),
+        ([{"seat": 6, "strategy": "greedy"}], 422, "no_such_seat"),
         ([{"seat": 1}], 400, "invalid"),
         ([{"seat": 1, "strategy": "greedy", "version": 1}], 400, "invalid"),
         ([{"seat": 1, "strategy": "greedy", "colour": "red"}], 400, "invalid"),
-        ([{"seat": n, "strategy": "greedy"} for n in range(4)], 400, "invalid"),
+        ([{"seat": n, "strategy": "greedy"} for n in range(4)], 422, "invalid"),
     ],
 )
 def test_bad_bot_choices_are_refused_and_nothing_is_created(

@@ -67,7 +67,7 @@ def test_a_version_whose_url_is_refused_is_neither_stored_nor_validated(
             f"/api/v1/bots/{entry.pk}/versions/", {"url": url, "secret": SECRET, "tag": "v1"}
         )
 
-    assert response.status_code == 400, response.content
+    assert response.status_code == 422, response.content
     body: dict[str, Any] = response.json()
     assert (body["code"], body["details"]) == (code, {"field": "url"})
     assert "10.1.2.3" not in response.content.decode()  # never says where a name leads

@@ -140,6 +140,37 @@ def test_pages_outside_the_api_keep_html_404s(api: APIClient) -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/no-such-page/", "/games/999999/", "/games/999999/replay/"])
+def test_no_page_shows_the_technical_404_with_debug_on(
+    api: APIClient, settings: Settings, path: str
+) -> None:
+    """An unknown path and a page view's Http404 alike: the site's page, never Django's
+    (which lists the site's routes), under `make run` too."""
+    settings.DEBUG = True
+
+    response = api.get(path)
+
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "URLconf" not in page
+    assert "Django tried these URL patterns" not in page
+    assert '<html lang="' in page  # the site's own page, with its header and footer
+
+
+@pytest.mark.django_db
+def test_a_page_path_missing_its_slash_is_redirected(api: APIClient) -> None:
+    response = api.get("/play", {"x": "1"})
+
+    assert response.status_code == 301
+    assert response["Location"] == "/play/?x=1"
+
+
+@pytest.mark.django_db
+def test_a_post_to_no_page_is_a_404_not_a_csrf_refusal(api: APIClient) -> None:
+    assert api.post("/no-such-page/", {}).status_code == 404
+
+
+@pytest.mark.django_db
 def test_a_wrong_method_is_a_json_405(api: APIClient) -> None:
     _assert_error(api.put("/api/v1/auth/register/", {}), 405, "method_not_allowed")
 
@@ -269,7 +300,7 @@ def test_login_is_throttled_with_retry_after_in_redis(api: APIClient, settings: 
     settings.AXES_FAILURE_LIMIT = allowed + 10  # the rate, not the sign-in lockout, is tested
     for _ in range(allowed):
         response = api.post("/api/v1/auth/login/", {"username": "nobody", "password": "x"})
-        assert response.status_code == 400
+        assert response.status_code == 422  # invalid_credentials
 
     response = api.post("/api/v1/auth/login/", {"username": "nobody", "password": "x"})
 

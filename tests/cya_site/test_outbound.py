@@ -196,7 +196,7 @@ def test_a_url_of_the_wrong_form_is_refused_before_any_lookup(
     with pytest.raises(DomainError) as refused:
         outbound.url_check(url)
 
-    assert (refused.value.code, refused.value.http_status) == ("invalid", 400)
+    assert (refused.value.code, refused.value.http_status) == ("invalid", 422)
     assert refused.value.details == {"field": "url"}
     assert looked_up == []
 
@@ -209,7 +209,7 @@ def test_a_name_that_resolves_to_a_private_address_is_refused_without_naming_it(
     with pytest.raises(DomainError) as refused:
         outbound.url_check("https://bot.example.test/cya")
 
-    assert (refused.value.code, refused.value.http_status) == ("webhook_address_refused", 400)
+    assert (refused.value.code, refused.value.http_status) == ("webhook_address_refused", 422)
     assert refused.value.details == {"field": "url"}
     assert "10.0.0.7" not in refused.value.message
 
@@ -229,7 +229,7 @@ def test_a_name_that_resolves_to_nothing_is_refused_with_its_own_code() -> None:
     with pytest.raises(DomainError) as refused:
         outbound.url_check("https://nowhere.example.test/cya")
 
-    assert (refused.value.code, refused.value.http_status) == ("webhook_host_not_found", 400)
+    assert (refused.value.code, refused.value.http_status) == ("webhook_host_not_found", 422)
     assert refused.value.details == {"field": "url"}
 
 
@@ -291,7 +291,7 @@ def test_the_codes_of_a_refused_url_are_documented_for_bot_and_club_webhooks() -
     assert raised == {"invalid", "webhook_address_refused", "webhook_host_not_found"}
     for code in raised - {"invalid"}:
         for name, section in sections.items():
-            assert f"| `{code}` | 400 |" in section, (code, name)
+            assert f"| `{code}` | 422 |" in section, (code, name)
 
 
 # --- at call time ---------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def test_bare_machine_gets_sqlite_and_the_filesystem_broker(
 
     assert loaded["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert loaded["DATABASES"]["default"]["NAME"] == str(tmp_path / "db.sqlite3")
-    assert loaded["CELERY_BROKER_URL"] == "filesystem://"
+    assert loaded["CELERY_BROKER_URL"] == "filesystem://localhost/"
     assert loaded["CELERY_BROKER_TRANSPORT"] == "cya_site.broker:Transport"
     options = loaded["CELERY_BROKER_TRANSPORT_OPTIONS"]
     assert options["data_folder_in"] == options["data_folder_out"]
@@ -279,12 +279,29 @@ def test_the_sign_in_lockout_comes_from_the_environment(bare_env: pytest.MonkeyP
     assert loaded["AXES_LOCKOUT_PARAMETERS"] == ["username", "ip_address"]
 
 
-def test_env_example_lists_every_variable_settings_reads() -> None:
+def test_env_example_lists_every_variable_settings_and_the_procfile_read() -> None:
     modules = sorted(SETTINGS_DIR.glob("*.py"))
     assert SETTINGS_DIR / "core.py" in modules
     source = "\n".join(module.read_text() for module in modules)
     read = set(re.findall(r'env_(?:str|bool|int|list|networks|rate)\(\s*"([A-Z_]+)"', source))
-    example = SETTINGS_DIR.parent.parent / ".env.example"
-    listed = set(re.findall(r"^([A-Z_]+)=", example.read_text(), flags=re.MULTILINE))
+    root = SETTINGS_DIR.parent.parent
+    procfile = set(re.findall(r"\$\{([A-Z_]+):-", (root / "Procfile").read_text()))
+    listed = set(re.findall(r"^([A-Z_]+)=", (root / ".env.example").read_text(), flags=re.M))
 
-    assert read == listed
+    assert "WEB_PORT" in procfile
+    assert read | procfile == listed
+
+
+def test_mail_is_printed_in_development_and_sent_by_smtp_in_production(
+    bare_env: pytest.MonkeyPatch,
+) -> None:
+    development = _load_settings()
+    bare_env.setenv("DEBUG", "false")
+    bare_env.setenv("SECRET_KEY", "x" * 60)
+    bare_env.setenv("EMAIL_HOST", "mail.example.org")
+    production = _load_settings()
+
+    assert development["EMAIL_BACKEND"] == "django.core.mail.backends.console.EmailBackend"
+    assert production["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert production["EMAIL_HOST"] == "mail.example.org"
+    assert development["PASSWORD_RESET_TIMEOUT"] == 24 * 3600

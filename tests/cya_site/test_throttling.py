@@ -73,7 +73,7 @@ def test_an_endpoints_scope_limits_it_beneath_the_users_limit(
 
     tries = [client.post("/api/v1/auth/login/", login).status_code for _ in range(3)]
 
-    assert tries == [400, 400, 429]
+    assert tries == [422, 422, 429]
     assert client.get("/api/v1/auth/me/").status_code == 200  # other endpoints still answer
 
 

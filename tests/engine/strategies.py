@@ -53,6 +53,8 @@ def advanced_rules(draw: st.DrawFn, *, edition: str) -> dict[str, Any]:
         "no_rechallenge_after_loss": draw(st.booleans()),
         "improve_set": draw(st.booleans()),
         "action_cards": cards and draw(st.booleans()),
+        "swap": cards and draw(st.booleans()),  # RULES #30-32: each on its own switch too
+        "move": cards and draw(st.booleans()),
         "second_set_challenge": draw(st.booleans()),
         "penny_jar": cards and draw(st.booleans()),
         "penny_jar_weight": draw(st.sampled_from((2, 1))),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import Advanced, RuleSet
+from games.engine import Advanced, InvalidRules, RuleSet
 from games.engine.cards import (
     ASSETS,
     EDITIONS,
@@ -210,3 +210,15 @@ def test_advanced_cards_enter_the_deck_each_on_its_own_switch() -> None:
     assert (PENNY_JAR in classic, SWAP in classic, MOVE in classic) == (False, False, False)
     assert (jars.count(PENNY_JAR), SWAP in jars) == (2, False)
     assert (actions.count(SWAP), actions.count(MOVE), PENNY_JAR in actions) == (2, 2, False)
+    swaps = RuleSet(advanced=Advanced(swap=True)).deck()
+    moves = RuleSet(advanced=Advanced(move=True)).deck()
+    assert (swaps.count(SWAP), MOVE in swaps) == (2, False)  # RULES #30-32: each on its own
+    assert (moves.count(MOVE), SWAP in moves) == (2, False)
+
+
+@pytest.mark.parametrize("switch", ["action_cards", "swap", "move", "penny_jar"])
+def test_the_2011_edition_refuses_every_advanced_card(switch: str) -> None:
+    """RULES 1.1: the 2011 edition has no Penny Jar, Swap or Move cards."""
+    with pytest.raises(InvalidRules) as refused:
+        RuleSet.preset("2011", advanced={switch: True})
+    assert refused.value.field == f"advanced.{switch}"

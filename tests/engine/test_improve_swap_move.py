@@ -260,3 +260,35 @@ def test_an_action_card_held_at_round_end_is_discarded_out_of_play() -> None:
     end = next(e for e in events if e["type"] == "round_end")
     assert end["scores"] == [10_000, 0, 0, 0]
     assert s.over
+
+
+# --- Swap and Move each on its own switch (RULES #2, #30-32) -------------------------------
+
+SWAP_ONLY = RuleSet.preset("2021", advanced={"swap": True})
+MOVE_ONLY = RuleSet.preset("2021", advanced={"move": True})
+
+
+def test_a_swap_only_deck_plays_swap_and_refuses_move() -> None:
+    """RULES #30-32: Swap on its own switch; Move stays out of play."""
+    s = table(SWAP_ONLY, ["swap", "move"], [["cabin", "cabin"], ["piano", "piano"]])
+    assert of_type(s, act.SWAP) == {act.swap(1), act.swap(2)}
+    assert of_type(s, act.MOVE) == set()
+    assert refused(s, act.move(1, TOP_TO_BOTTOM)) == "rule_disabled"
+
+
+def test_a_move_only_deck_plays_move_and_refuses_swap() -> None:
+    """RULES #30-32: Move on its own switch; Swap stays out of play."""
+    s = table(MOVE_ONLY, ["swap", "move"], [["cabin", "cabin"], ["piano", "piano"]])
+    assert of_type(s, act.SWAP) == set()
+    assert act.move(1, TOP_TO_BOTTOM) in of_type(s, act.MOVE)
+    assert refused(s, act.swap(1)) == "rule_disabled"
+
+
+def test_the_grouped_switch_is_both_cards_at_once() -> None:
+    """The grouped switch (``action_cards``) stays, as the two switches together."""
+    both = RuleSet.preset("2021", advanced={"swap": True, "move": True})
+    grouped = RuleSet.preset("2021", advanced={"action_cards": True})
+    assert sorted(both.deck()) == sorted(grouped.deck())
+    s = table(both, ["swap", "move"], [["cabin", "cabin"], ["piano", "piano"]])
+    g = table(grouped, ["swap", "move"], [["cabin", "cabin"], ["piano", "piano"]])
+    assert legal_actions(s) == legal_actions(g)

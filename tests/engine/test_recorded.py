@@ -150,9 +150,13 @@ def test_an_amount_below_the_cheapest_set_is_impossible_even_if_cards_add_up_to_
     assert error.details["cheapest_set"] == 6_000
 
 
-def test_a_seat_worth_more_than_the_deck_is_impossible_dollars() -> None:
-    error = refusal(rules(), [2_000_000, 0, 0, 0])
-    assert error.code == "impossible_dollars"
+def test_a_seat_worth_more_than_the_deck_says_so_with_the_decks_total() -> None:
+    """$1,500,000 typed as 1500 thousands: the real reason is the deck's total, not the
+    step between card values (issue 27; RULES.md 1.2, a deck is worth $1.36M-$1.39M)."""
+    error = refusal(rules(), [1_500_000, 0, 0, 0])
+    assert error.code == "dollars_above_deck"
+    assert error.details == {"seat": 0, "dollars": 1_500_000, "deck_total": deck_for(rules()).total}
+    assert f"the whole deck is worth ${deck_for(rules()).total:,}" in error.message
 
 
 def test_negative_dollars_are_refused_for_their_seat() -> None:

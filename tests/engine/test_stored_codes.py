@@ -169,10 +169,12 @@ def test_a_stored_rule_set_still_reads_as_the_same_rules() -> None:
             "action_cards": False,
             "hand_six": False,
             "improve_set": False,
+            "move": False,  # added with Swap-only and Move-only decks (RULES #30-32)
             "no_rechallenge_after_loss": True,
             "penny_jar": False,
             "penny_jar_weight": 2,
             "second_set_challenge": False,
+            "swap": False,
             "two_actions": False,
         },
         "auto_yield": "empty_hand_only",
@@ -196,6 +198,10 @@ def test_a_stored_rule_set_still_reads_as_the_same_rules() -> None:
     }
     assert RuleSet.preset("2021", seats=4).to_json() == stored
     assert RuleSet.from_json(stored) == RuleSet.preset("2021", seats=4)
+    # rules stored before the switches of their own still read, as the same rules
+    advanced = {k: v for k, v in stored["advanced"].items() if k not in ("swap", "move")}  # type: ignore[attr-defined]  # a dict, as written above
+    before = {**stored, "advanced": advanced}
+    assert RuleSet.from_json(before) == RuleSet.preset("2021", seats=4)
 
 
 # --- the models' stored choices -----------------------------------------------------------
@@ -237,6 +243,8 @@ STORED_CHOICES: dict[tuple[str, str], list[str]] = {
     ("tournaments.ScoreRecord", "kind"): ["enter", "correct", "void"],
     ("tournaments.ScoreRecord", "status"): ["pending", "confirmed", "disputed"],
     ("tournaments.ScoreVote", "verdict"): ["confirm", "dispute"],
+    ("tournaments.QueueTicket", "status"): ["waiting", "seated", "left"],
+    ("tournaments.RoundClock", "policy"): ["finish_round", "stop"],
     ("accounts.User", "language"): ["en", "de"],
 }
 STORED_DEFAULTS: dict[tuple[str, str], str] = {
@@ -250,6 +258,7 @@ STORED_DEFAULTS: dict[tuple[str, str], str] = {
     ("tournaments.Tournament", "play"): "digital",
     ("tournaments.TournamentRound", "status"): "seated",
     ("tournaments.ScoreRecord", "status"): "pending",
+    ("tournaments.QueueTicket", "status"): "waiting",
 }
 APPS = ("games", "bots", "tournaments", "accounts")
 

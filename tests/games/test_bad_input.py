@@ -198,7 +198,7 @@ def test_refuses_rule_options_that_cannot_be_played_naming_the_option(
 ) -> None:
     response = alice_api.post("/api/v1/games/", body, format="json")
 
-    details = assert_error(response, 400, "invalid_rules")
+    details = assert_error(response, 422, "invalid_rules")
     assert details["field"] == field
     assert not Game.objects.exists()
 
@@ -249,7 +249,7 @@ def test_refuses_a_malformed_action(
 ) -> None:
     response = submit(api_as(alice), started, action, version=0)
 
-    assert_error(response, 400, "malformed_action")
+    assert_error(response, 422, "malformed_action")
     started.refresh_from_db()
     assert started.version == 0
     assert Event.objects.filter(game=started).count() == 1
@@ -446,13 +446,13 @@ def test_refuses_replay_view_parameters_out_of_range(
 def test_refuses_a_replay_step_past_the_end(ended: Game, api: APIClient) -> None:
     response = api.get(game_url(ended, "replay/view"), {"step": 2})
 
-    assert assert_error(response, 400, "no_such_step") == {"steps": 1}
+    assert assert_error(response, 422, "no_such_step") == {"steps": 1}
 
 
 def test_refuses_a_replay_seat_the_table_does_not_have(ended: Game, api: APIClient) -> None:
     response = api.get(game_url(ended, "replay/view"), {"step": 1, "seat": 3})
 
-    assert_error(response, 400, "no_such_seat")
+    assert_error(response, 422, "no_such_seat")
 
 
 def test_refuses_list_filters_out_of_range(alice_api: APIClient) -> None:
@@ -474,7 +474,7 @@ def test_refuses_joining_a_seat_the_table_does_not_have(
 ) -> None:
     response = api_as(carol).post(game_url(open_table, "join"), {"seat": seat}, format="json")
 
-    assert assert_error(response, 400, "no_such_seat") == {"seat": seat}
+    assert assert_error(response, 422, "no_such_seat") == {"seat": seat}
     assert not Seat.objects.filter(game=open_table, user=carol).exists()
 
 

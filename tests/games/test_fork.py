@@ -219,12 +219,12 @@ def test_post_fork_answers_201_with_the_new_table(
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [
-        ({"step": 10_000}, 400, "no_such_step"),
+        ({"step": 10_000}, 422, "no_such_step"),
         ({}, 400, "invalid"),
         ({"step": -1}, 400, "invalid"),
         ({"step": 1, "colour": "red"}, 400, "invalid"),
-        ({"step": 1, "bots": [{"seat": 1, "strategy": "deep-blue"}]}, 400, "unknown_strategy"),
-        ({"step": 1, "seat": 3}, 400, "no_such_seat"),
+        ({"step": 1, "bots": [{"seat": 1, "strategy": "deep-blue"}]}, 422, "unknown_strategy"),
+        ({"step": 1, "seat": 3}, 422, "no_such_seat"),
         ({"step": 1, "redeal": "maybe"}, 400, "invalid"),
     ],
 )

@@ -275,7 +275,7 @@ def test_an_illegal_or_malformed_action_is_refused_with_its_reason(
     no_version = client.post(f"/games/{game.pk}/act/", {"action": '{"type": "pass"}'})
 
     assert illegal.status_code == 422
-    assert unknown.status_code == 400
+    assert unknown.status_code == 422  # malformed_action, as the API says
     assert garbage.status_code == 400
     assert "This is not an action." in text(garbage.content)
     assert no_version.status_code == 400

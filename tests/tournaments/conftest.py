@@ -50,7 +50,9 @@ class Club:
 @pytest.fixture
 def club(olga: User, alice: User, bob: User, carol: User) -> Club:
     """olga's Tuesday Club, spring season, one night; alice, bob, carol and guest Dora."""
-    league = services.league_create(by=olga, name="Tuesday Club", slug="tuesday", rules=QUICK)
+    league = services.league_create(
+        by=olga, name="Tuesday Club", slug="tuesday", rules=QUICK, organiser_entries_settle=True
+    )  # olga's entries count at once: games are settled in one call (settled_game)
     season = services.season_create(
         league=league, by=olga, name="Spring", starts_on=dt.date(2026, 3, 1)
     )

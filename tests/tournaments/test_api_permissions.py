@@ -157,6 +157,13 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             organisers_only(200),
         ),
         (
+            "change the league's settings",
+            "post",
+            f"/api/v1/leagues/{league}/settings/",
+            {"organiser_entries_settle": False},
+            organisers_only(200),
+        ),
+        (
             "start a season",
             "post",
             f"/api/v1/leagues/{league}/seasons/",
@@ -231,6 +238,27 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             organisers_only(201),
         ),
         ("a night's rounds", "get", f"/api/v1/nights/{night}/rounds/", None, PUBLIC),
+        (
+            "the organiser's desk",
+            "get",
+            f"/api/v1/nights/{night}/desk/",
+            None,
+            organisers_only(200),
+        ),
+        (
+            "the round clock",
+            "get",
+            f"/api/v1/nights/{night}/clock/",
+            None,
+            dict.fromkeys(ROLES, (204, None)),  # none runs yet
+        ),
+        (
+            "start the round clock",
+            "post",
+            f"/api/v1/nights/{night}/clock/",
+            {"action": "start"},
+            organisers_only(409),  # allowed, but nothing is drawn yet
+        ),
         ("read a competition", "get", f"/api/v1/competitions/{comp}/", None, PUBLIC),
         ("list competitors", "get", f"/api/v1/competitions/{comp}/competitors/", None, PUBLIC),
         (
@@ -306,11 +334,14 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
 
 
 NAMES = (
-    "list leagues", "read a league", "create a league", "add an organiser", "start a season",
+    "list leagues", "read a league", "create a league", "add an organiser",
+    "change the league's settings", "start a season",
     "read a season", "add a night", "read a night", "start a digital table",
     "open a recorded table", "roster", "put a player on the roster", "read a roster member",
     "link a guest to an account", "check-ins", "check a player in", "check a player out",
-    "draw the seating", "a night's rounds", "read a competition", "list competitors",
+    "draw the seating", "a night's rounds", "the organiser's desk", "the round clock",
+    "start the round clock", "read a competition",
+    "list competitors",
     "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
     "score sheet", "enter a round", "vote on a round", "correct a round", "list tournaments",
@@ -359,6 +390,7 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
+        "night-desk", "night-clock", "league-change-settings",
     }  # fmt: skip
     assert routes == covered
 
@@ -403,15 +435,15 @@ def test_changes_outside_the_services_are_405(
         (
             "league",
             {"name": "X", "slug": "x", "rules": {"options": {"max_players": 9}}},
-            400,
+            422,
             "invalid_rules",
         ),
-        ("organisers", {"username": "nobody"}, 400, "no_such_user"),
+        ("organisers", {"username": "nobody"}, 422, "no_such_user"),
         ("organisers", {}, 400, "invalid"),
         (
             "seasons",
             {"name": "S", "starts_on": "2026-06-01", "ends_on": "2026-05-01"},
-            400,
+            422,
             "invalid",
         ),
         ("seasons", {"name": "S", "starts_on": "2026-06-01", "best_of": 0}, 400, "invalid"),
@@ -420,11 +452,11 @@ def test_changes_outside_the_services_are_405(
         ("competitors", {"name": "alice"}, 409, "name_taken"),  # names ignore letter case
         ("competitors", {"username": "alice"}, 409, "name_taken"),
         ("competitors", {"name": "Alice 2", "username": "alice"}, 409, "already_entered"),
-        ("competitors", {"username": "nobody"}, 400, "no_such_user"),
+        ("competitors", {"username": "nobody"}, 422, "no_such_user"),
         ("competitors", {"name": "Bot", "bot_version": 999999}, 404, "not_found"),
-        ("competitors", {}, 400, "invalid"),
-        ("webhooks", {"url": "ftp://club.example/"}, 400, "invalid"),
-        ("webhooks", {"url": "https://club.example/", "secret": "short"}, 400, "invalid"),
+        ("competitors", {}, 422, "invalid"),
+        ("webhooks", {"url": "ftp://club.example/"}, 422, "invalid"),
+        ("webhooks", {"url": "https://club.example/", "secret": "short"}, 422, "invalid"),
         (
             "tournaments",
             {"name": "T", "format": "knockout", "entrants": "humans", "rounds": 2},
@@ -441,7 +473,7 @@ def test_changes_outside_the_services_are_405(
                 "table_sizes": [3, 4],
                 "preferred_size": 6,
             },
-            400,
+            422,
             "invalid",
         ),
         (
@@ -453,7 +485,7 @@ def test_changes_outside_the_services_are_405(
                 "rounds": 2,
                 "tiebreaks": ["points", "points"],
             },
-            400,
+            422,
             "invalid_tiebreaks",
         ),
         (
@@ -465,7 +497,7 @@ def test_changes_outside_the_services_are_405(
         (
             "tournaments",
             {"name": "T", "format": "swiss", "entrants": "bots", "rounds": 2, "play": "recorded"},
-            400,
+            422,
             "invalid",
         ),
     ],
@@ -524,7 +556,7 @@ def test_a_tournament_too_small_to_seat_cannot_start(
     for name in ("Ann", "Ben", "Cat"):
         client.post(f"/api/v1/competitions/{competition}/competitors/", {"name": name})
     response = client.post(f"/api/v1/tournaments/{tournament}/start/")
-    assert (response.status_code, response.json()["code"]) == (400, "cannot_seat")
+    assert (response.status_code, response.json()["code"]) == (422, "cannot_seat")
     assert response.json()["details"] == {"entrants": 3}
     assert Tournament.objects.get(pk=tournament).status == "draft"
 
@@ -544,9 +576,9 @@ def test_a_bot_tournament_takes_only_ready_bot_versions(
     ).json()
     url = f"/api/v1/competitions/{created['competition']['id']}/competitors/"
     refused = client.post(url, {"bot_version": pending.pk}, format="json")
-    assert (refused.status_code, refused.json()["code"]) == (400, "invalid")
+    assert (refused.status_code, refused.json()["code"]) == (422, "invalid")
     person = client.post(url, {"username": "alice"}, format="json")
-    assert (person.status_code, person.json()["code"]) == (400, "invalid")
+    assert (person.status_code, person.json()["code"]) == (422, "invalid")
     added = client.post(url, {"bot_version": ready.pk}, format="json")
     assert added.status_code == 201
     assert added.json()["name"] == f"{ready.bot.name} v{ready.number}"

@@ -47,7 +47,7 @@ def test_starting_a_tournament_without_a_field_to_seat_is_refused_and_changes_no
 
     response = api_as(olga).post(f"/api/v1/tournaments/{tournament.pk}/start/")
 
-    body = expect(response, 400, "cannot_seat")
+    body = expect(response, 422, "cannot_seat")
     assert body["details"] == {"entrants": entrants}
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.DRAFT
@@ -73,7 +73,7 @@ def test_drawing_a_nights_seating_with_nobody_checked_in_is_refused(
 ) -> None:
     response = api_as(olga).post(f"/api/v1/nights/{club.night.pk}/draw/", {}, format="json")
 
-    body = expect(response, 400, "cannot_seat")
+    body = expect(response, 422, "cannot_seat")
     assert body["details"]["players"] == 0
     assert not NightRound.objects.exists()
 

@@ -180,10 +180,10 @@ def test_the_draw_refuses_a_field_the_tables_cannot_seat_and_writes_nothing(
 ) -> None:
     check_in(club, olga, 1)
 
-    refused("cannot_seat", 400, nights.night_draw, night=club.night, by=olga)
+    refused("cannot_seat", 422, nights.night_draw, night=club.night, by=olga)
     refused(
         "invalid",
-        400,
+        422,
         nights.night_draw,
         night=club.night,
         by=olga,

@@ -94,7 +94,7 @@ def test_bad_draws_are_refused_and_write_nothing(
         night_url(club, "checkins/"), {"member": Member.objects.get(name="Dora").pk}, format="json"
     )
 
-    expect(client.post(night_url(club, "draw/"), {}, format="json"), 400, "cannot_seat")
+    expect(client.post(night_url(club, "draw/"), {}, format="json"), 422, "cannot_seat")
     expect(
         client.post(night_url(club, "draw/"), {"table_sizes": [9]}, format="json"), 400, "invalid"
     )
@@ -149,6 +149,6 @@ def test_linking_a_guest_over_http(club: Club, olga: User, api_as: Clients) -> N
         api_as(olga).post(
             f"/api/v1/members/{dora.pk}/link/", {"username": "nobody"}, format="json"
         ),
-        400,
+        422,
         "no_such_user",
     )

@@ -85,6 +85,8 @@ def test_a_full_amount_typed_in_dollars_is_read_as_dollars(table: Game, alice: U
     ("advanced", "typed", "message"),
     [
         ({}, ("300", "151", "0"), "No stack of this deck is worth $151,000"),
+        # 1500 meant as $1,500,000: the real reason is the deck's total, not the step
+        ({}, ("300", "1500", "0"), "No seat can hold $1,500,000: the whole deck is worth $1,"),
         # each seat fits the deck alone, but together they need 5 of its 2 Penny Jars:
         # said beside the seat the deck runs out at
         (

@@ -14,6 +14,7 @@ import time_machine
 
 from accounts.models import User
 from cya_site.errors import DomainError
+from games import services as game_services
 from games.engine import EngineError, RuleSet
 from games.models import Game, Round, RoundScore, Seat
 from tests.factories import UserFactory
@@ -86,7 +87,7 @@ def test_someone_neither_seated_nor_organising_cannot_open_a_game(club: Club, ca
 
 def test_a_player_cannot_sit_twice_at_one_table(club: Club, alice: User) -> None:
     before = Game.objects.count()
-    refused("duplicate_competitor", 400, recorded_game, club, alice, ["Alice", "Alice"])
+    refused("duplicate_competitor", 422, recorded_game, club, alice, ["Alice", "Alice"])
     assert Game.objects.count() == before
 
 
@@ -97,7 +98,7 @@ def test_players_of_another_competition_cannot_sit_at_the_table(
     stranger = Competitor.objects.create(competition=other, name="Zed", number=0)
     refused(
         "not_a_competitor",
-        400,
+        422,
         recording.recorded_game_create,
         by=olga,
         competition=club.competition,
@@ -115,7 +116,7 @@ def test_more_seats_than_the_rules_allow_are_refused_by_the_engine(club: Club, o
     before = Game.objects.count()
     refused(
         "invalid_rules",
-        400,
+        422,
         recording.recorded_game_create,
         by=olga,
         competition=club.competition,
@@ -215,6 +216,28 @@ def test_a_table_of_one_account_and_guests_is_confirmed_by_that_account_entering
     assert record.status == ScoreRecord.Status.CONFIRMED
 
 
+def test_only_the_accounts_seated_at_this_table_are_waited_for(
+    club: Club, alice: User, bob: User
+) -> None:
+    recorded_game(club, bob, ["Bob", "Carol"])  # bob and carol sit at another table
+    game = recorded_game(club, alice, ["Alice", "Dora"])
+
+    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    assert record.status == ScoreRecord.Status.CONFIRMED
+
+
+def test_each_table_numbers_its_own_rounds(club: Club, olga: User) -> None:
+    first = recorded_game(club, olga, ["Alice", "Bob"], rules=CLASSIC_2)
+    second = recorded_game(club, olga, ["Carol", "Dora"], rules=CLASSIC_2)
+    recording.round_record(game=first, by=olga, dollars=[100_000, 50_000])
+
+    entry = recording.round_record(game=second, by=olga, dollars=[30_000, 60_000], number=1)
+
+    assert entry.record.round_number == 1
+    assert ledger(second) == [(1, "enter", "confirmed", [30_000, 60_000])]
+
+
 def test_an_organiser_confirmation_settles_a_pending_round(
     club: Club, olga: User, bob: User
 ) -> None:
@@ -234,7 +257,7 @@ def test_an_organiser_confirmation_settles_a_pending_round(
     [
         ([7_000, 0, 0], "impossible_dollars"),  # not a sum of 2021 cards
         ([5_000, 0, 0], "impossible_dollars"),  # a single card is no set
-        ([2_000_000, 0, 0], "impossible_dollars"),  # more than the deck
+        ([2_000_000, 0, 0], "dollars_above_deck"),  # more than the deck
         ([700_000, 690_000, 0], "round_total_too_high"),  # together more than the deck
         ([10_000, -10_000, 0], "negative_dollars"),
         ([10_000, 20_000], "wrong_seat_count"),
@@ -303,11 +326,55 @@ def test_someone_not_at_the_table_cannot_enter_a_round(club: Club, alice: User) 
     assert snapshot(club) == before
 
 
+def test_a_player_seated_at_another_table_cannot_enter_a_round_here(
+    club: Club, alice: User, bob: User
+) -> None:
+    recorded_game(club, bob, ["Bob", "Carol"])
+    game = recorded_game(club, alice, ["Alice", "Dora"])
+    before = snapshot(club)
+    refused("not_seated", 403, recording.round_record, game=game, by=bob, dollars=[10_000, 0])
+    assert snapshot(club) == before
+
+
+def test_a_game_played_on_the_platform_takes_no_entered_rounds(alice: User, bob: User) -> None:
+    game = game_services.game_create(by=alice, rules=QUICK)
+    game_services.game_join(game=game, user=bob)
+
+    error = refused("not_recorded", 409, recording.round_record, game=game, by=alice, dollars=[0])
+
+    assert error.message == "This game is played on the platform."
+
+
+def test_a_voided_recorded_game_takes_no_more_rounds(club: Club, alice: User, staff: User) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    game_services.game_abort(game=game, by=staff, reason="left early")
+    before = snapshot(club)
+
+    error = refused(
+        "game_over", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0]
+    )
+
+    assert error.message == "The game was voided."
+    assert snapshot(club) == before
+
+
+def test_a_recorded_game_outside_any_competition_takes_no_rounds_here(alice: User) -> None:
+    rules = RuleSet.preset("2021", ending="quick", seats=2)
+    game = game_services.recorded_game_create(by=alice, rules=rules, players=[alice, None])
+
+    error = refused("not_found", 404, recording.round_record, game=game, by=alice, dollars=[0, 0])
+
+    assert error.message == "This game belongs to no competition."
+
+
 def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
     record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
     before = snapshot(club)
-    refused("not_seated", 403, recording.round_vote, record=record, by=carol, verdict="confirm")
+    error = refused(
+        "not_seated", 403, recording.round_vote, record=record, by=carol, verdict="confirm"
+    )
+    assert error.message == "Only the table's players or an organiser vote."
     assert snapshot(club) == before
 
 
@@ -336,7 +403,7 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
     before = snapshot(club)
     error = refused(
         "reason_required",
-        400,
+        422,
         recording.round_vote,
         record=record,
         by=bob,
@@ -350,7 +417,23 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
 def test_a_verdict_is_confirm_or_dispute(club: Club, alice: User, bob: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob"])
     record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
-    refused("invalid", 400, recording.round_vote, record=record, by=bob, verdict="maybe")
+    error = refused("invalid", 422, recording.round_vote, record=record, by=bob, verdict="maybe")
+    assert (error.message, error.details) == (
+        "verdict must be confirm or dispute",
+        {"field": "verdict"},
+    )
+
+
+def test_a_confirmation_needs_no_reason_and_records_none(
+    club: Club, alice: User, bob: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"])
+    record = recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record
+
+    recording.round_vote(record=record, by=bob, verdict="confirm")
+
+    assert record.votes.get(voter=bob).reason == ""
+    assert ChangeLog.objects.get(action="round_confirmed").reason == ""
 
 
 # --- disputes -----------------------------------------------------------------------------
@@ -431,7 +514,10 @@ def test_a_vote_on_a_superseded_record_is_refused(club: Club, olga: User, alice:
     recording.round_correct(
         game=game, round_number=1, by=olga, dollars=[300_000, 100_000], reason="typo"
     )
-    refused("record_superseded", 409, recording.round_vote, record=old, by=olga, verdict="confirm")
+    error = refused(
+        "record_superseded", 409, recording.round_vote, record=old, by=olga, verdict="confirm"
+    )
+    assert error.message == "A newer record replaced this one."
 
 
 # --- corrections ------------------------------------------------------------------------------
@@ -508,7 +594,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
 ) -> None:
     game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000])
     before = snapshot(club)
-    refused(
+    error = refused(
         "permission_denied",
         403,
         recording.round_correct,
@@ -518,9 +604,10 @@ def test_only_organisers_correct_and_always_with_a_reason(
         dollars=[50_000, 100_000],
         reason="I won really",
     )
+    assert error.message == "Only an organiser corrects a round."
     error = refused(
         "reason_required",
-        400,
+        422,
         recording.round_correct,
         game=game,
         round_number=1,
@@ -528,7 +615,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
         dollars=[50_000, 100_000],
         reason=" ",
     )
-    assert error.details == {"field": "reason"}
+    assert (error.message, error.details) == ("Every correction says why.", {"field": "reason"})
     error = refused(
         "no_such_round",
         404,
@@ -539,7 +626,7 @@ def test_only_organisers_correct_and_always_with_a_reason(
         dollars=[50_000, 100_000],
         reason="typo",
     )
-    assert error.details == {"rounds": 1}
+    assert (error.message, error.details) == ("The game has rounds 1 to 1.", {"rounds": 1})
     assert snapshot(club) == before
 
 
@@ -569,9 +656,9 @@ def test_removing_the_last_round_reopens_the_game_and_keeps_the_removed_record(
 def test_only_the_last_round_can_be_removed(club: Club, olga: User) -> None:
     game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
     recording.round_record(game=game, by=olga, dollars=[100_000, 50_000])
-    refused(
+    error = refused(
         "not_last_round",
-        400,
+        422,
         recording.round_correct,
         game=game,
         round_number=1,
@@ -579,6 +666,59 @@ def test_only_the_last_round_can_be_removed(club: Club, olga: User) -> None:
         dollars=None,
         reason="oops",
     )
+    assert error.message == "Only the last round can be removed; correct others."
+
+
+def test_correcting_an_earlier_round_replaces_that_round_only(club: Club, olga: User) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
+    recording.round_record(game=game, by=olga, dollars=[200_000, 20_000])
+
+    correction = recording.round_correct(
+        game=game, round_number=1, by=olga, dollars=[90_000, 60_000], reason="misread"
+    )
+
+    assert correction.supersedes is not None
+    assert (correction.supersedes.round_number, correction.supersedes.dollars) == (
+        1,
+        [100_000, 50_000],
+    )
+    change = ChangeLog.objects.get(action="round_corrected")
+    assert (change.before, change.after) == ([100_000, 50_000], [90_000, 60_000])
+    scores = RoundScore.objects.filter(round__game=game).order_by("round__number", "seat")
+    assert list(scores.values_list("dollars", flat=True)) == [90_000, 60_000, 200_000, 20_000]
+
+
+def test_removing_the_last_of_several_rounds_keeps_the_others_scores(
+    club: Club, olga: User
+) -> None:
+    game = settled_game(club, olga, ["Alice", "Bob"], [100_000, 50_000], rules=CLASSIC_2)
+    recording.round_record(game=game, by=olga, dollars=[200_000, 20_000])
+    recording.round_record(game=game, by=olga, dollars=[30_000, 40_000])
+
+    recording.round_correct(game=game, round_number=3, by=olga, dollars=None, reason="no")
+
+    game.refresh_from_db()
+    assert game.round_number == 3  # rounds 1 and 2 stand: the table plays round 3 again
+    assert list(Round.objects.filter(game=game).values_list("number", flat=True)) == [1, 2]
+
+
+def test_a_correction_the_deck_cannot_hold_is_refused_in_the_entrys_words(
+    club: Club, olga: User
+) -> None:
+    jars = QUICK.with_options(advanced={"penny_jar": True})
+    game = settled_game(club, olga, ["Alice", "Bob", "Carol"], [7_000, 10_000, 0], rules=jars)
+    entered = refused(
+        "not_enough_cards", 422, recording.round_record, game=recorded_game(
+            club, olga, ["Alice", "Bob", "Carol"], rules=jars), by=olga,
+        dollars=[7_000, 7_000, 6_000],
+    )  # fmt: skip
+
+    corrected = refused(
+        "not_enough_cards", 422, recording.round_correct, game=game, round_number=1, by=olga,
+        dollars=[7_000, 7_000, 6_000], reason="typo",
+    )  # fmt: skip
+
+    assert corrected.message == entered.message
 
 
 # --- idempotency ---------------------------------------------------------------------------------

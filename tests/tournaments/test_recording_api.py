@@ -195,7 +195,7 @@ def test_double_votes_and_reasonless_disputes_are_refused(
     before = counts()
     expect(api_as(alice).post(votes, {"verdict": "confirm"}, format="json"), 409, "already_voted")
     no_reason = api_as(bob).post(votes, {"verdict": "dispute"}, format="json")
-    assert expect(no_reason, 400, "reason_required")["details"] == {"field": "reason"}
+    assert expect(no_reason, 422, "reason_required")["details"] == {"field": "reason"}
     expect(api_as(bob).post(votes, {"verdict": "maybe"}, format="json"), 400, "invalid")
     assert counts() == before
     ok = api_as(bob).post(votes, {"verdict": "dispute", "reason": "Gold was mine"}, format="json")
@@ -358,11 +358,11 @@ def test_opening_a_table_refuses_strangers_duplicates_and_unknown_competitors(
     stranger = api_as(carol).post(url, {"competitors": [ids["Alice"], ids["Bob"]]}, format="json")
     expect(stranger, 403, "permission_denied")
     twice = api_as(alice).post(url, {"competitors": [ids["Alice"], ids["Alice"]]}, format="json")
-    expect(twice, 400, "duplicate_competitor")
+    expect(twice, 422, "duplicate_competitor")
     unknown = api_as(alice).post(url, {"competitors": [ids["Alice"], 999_999]}, format="json")
-    assert expect(unknown, 400, "not_a_competitor")["details"] == {"missing": [999_999]}
+    assert expect(unknown, 422, "not_a_competitor")["details"] == {"missing": [999_999]}
     seven = api_as(alice).post(url, {"competitors": [ids["Alice"]] * 7}, format="json")
-    expect(seven, 400, "duplicate_competitor")
+    expect(seven, 422, "duplicate_competitor")
     one = api_as(alice).post(url, {"competitors": [ids["Alice"]]}, format="json")
     expect(one, 400, "invalid")
     bad_rules = api_as(alice).post(
@@ -370,7 +370,7 @@ def test_opening_a_table_refuses_strangers_duplicates_and_unknown_competitors(
         {"competitors": [ids["Alice"], ids["Bob"]], "rules": {"options": {"ending": "never"}}},
         format="json",
     )
-    expect(bad_rules, 400, "invalid_rules")
+    expect(bad_rules, 422, "invalid_rules")
     assert Game.objects.count() == before
 
 

@@ -19,6 +19,7 @@ CASES = [
     ("wrong_seat_count", JARS, [[10_000, 0]]),
     ("negative_dollars", JARS, [[-1_000, 0, 0, 0]]),
     ("impossible_dollars", JARS, [[151_500, 0, 0, 0]]),
+    ("dollars_above_deck", JARS, [[1_500_000, 0, 0, 0]]),
     ("round_total_too_high", JARS, [[700_000, 690_000, 0, 0]]),
     ("impossible_total", JARS, [[7_000, 7_000, 0, 0]]),
     ("not_enough_cards", JARS, [[7_000, 7_000, 6_000, 0]]),

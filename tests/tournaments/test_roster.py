@@ -79,7 +79,7 @@ def test_the_roster_refuses_a_second_player_of_the_same_name_or_account(
     refused(
         "already_on_roster", 409, roster.member_add, league=league, by=olga, user=alice, name="Al"
     )
-    refused("invalid", 400, roster.member_add, league=league, by=olga, name="   ")
+    refused("invalid", 422, roster.member_add, league=league, by=olga, name="   ")
     assert Member.objects.filter(league=league).count() == 4
 
 
@@ -94,7 +94,7 @@ def test_a_member_of_another_club_cannot_enter_this_clubs_season(club: Club, olg
     stranger = roster.member_add(league=other, by=olga, name="Stranger")
 
     refused(
-        "not_on_roster", 400, services.competitor_add,
+        "not_on_roster", 422, services.competitor_add,
         competition=club.competition, by=olga, member=stranger,
     )  # fmt: skip
 

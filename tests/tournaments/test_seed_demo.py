@@ -7,6 +7,7 @@ the tests check before its transaction is rolled back (as tests/games/test_hidde
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from dataclasses import dataclass
 from io import StringIO
@@ -25,7 +26,7 @@ from accounts.models import User
 from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game
 from tournaments import results, selectors
-from tournaments.management.commands.seed_demo import DEMO_PASSWORD, Club
+from tournaments.management.commands.seed_demo import DEMO_PASSWORD, Club, club_night
 from tournaments.models import ChangeLog, GameNight, League, ScoreRecord, Tournament
 
 SIGN_INS = ("olga", "alice", "demo-admin")
@@ -42,6 +43,8 @@ class Demo:
     roster: int
     guests: int
     nights: dict[str, list[dict[str, Any]]]  # "past", "today", "later": one dict a night
+    weekdays: set[int]  # of the season's nights
+    after_first_night: list[int]  # games of each player who played it, after that night
     cup: dict[str, Any]
     refused_rounds: list[tuple[int, int, str]]  # (game, round, code) the deck checks refuse
     current_statuses: set[str]
@@ -83,8 +86,9 @@ def night_facts(night: GameNight) -> dict[str, Any]:
 def read(output: str, second_output: str, changed: dict[str, tuple[int, int]]) -> Demo:
     league = League.objects.get(slug="tuesday")
     season = league.seasons.get(name="Autumn 2026")
-    today = timezone.localdate()
+    today = club_night(timezone.localdate())  # this week's club night
     nights: dict[str, list[dict[str, Any]]] = {"past": [], "today": [], "later": []}
+    first = season.nights.order_by("date")[0]
     for night in season.nights.order_by("date"):
         when = "past" if night.date < today else "today" if night.date == today else "later"
         nights[when].append(night_facts(night))
@@ -110,6 +114,12 @@ def read(output: str, second_output: str, changed: dict[str, tuple[int, int]]) -
         roster=league.members.count(),
         guests=league.members.filter(user=None).count(),
         nights=nights,
+        weekdays={n.date.weekday() for n in season.nights.all()},
+        after_first_night=[
+            row["games"]
+            for row in selectors.standings(season.competition, after_night=first.date)
+            if row["games"]
+        ],
         cup={
             "league": cup.league_id == league.pk,
             "format": cup.format,
@@ -158,6 +168,21 @@ def test_it_seeds_a_club_roster_with_accounts_and_guests(demo: Demo) -> None:
     assert demo.guests >= 3
 
 
+def test_the_tuesday_club_meets_on_tuesdays(demo: Demo) -> None:
+    assert demo.weekdays == {1}  # Monday is 0
+
+
+def test_this_weeks_club_night_is_the_latest_tuesday() -> None:
+    thursday, tuesday = dt.date(2026, 11, 26), dt.date(2026, 11, 24)
+    assert club_night(thursday) == tuesday
+    assert club_night(tuesday) == tuesday
+    assert club_night(dt.date(2026, 11, 23)) == dt.date(2026, 11, 17)  # a Monday
+
+
+def test_past_nights_standings_hold_their_games_under_their_own_dates(demo: Demo) -> None:
+    assert demo.after_first_night == [2] * 12  # twelve came, each played both draws
+
+
 def test_it_seeds_two_played_nights_of_two_draws_every_game_counted(demo: Demo) -> None:
     assert [n["players"] for n in demo.nights["past"]] == [12, 13]
     for night in demo.nights["past"]:
@@ -171,9 +196,9 @@ def test_it_seeds_tonight_with_players_checked_in_and_no_draw_and_next_week_empt
     demo: Demo,
 ) -> None:
     assert demo.nights["today"] == [
-        {"players": 13, "draws": 0, "games": 0, "counted": 0, "games_per_player": [0],
-         "standings_rows": 13}
-    ]  # fmt: skip
+        {"players": 13, "draws": 0, "games": 0, "counted": 0, "games_per_player": [],
+         "standings_rows": 0}
+    ]  # fmt: skip  # a night's standings rank who sat at a table, nobody yet
     assert [n["players"] for n in demo.nights["later"]] == [0]
 
 

@@ -19,9 +19,10 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
-from tests.tournaments.conftest import Club, settled_game
-from tournaments import recording, selectors, services
-from tournaments.models import GameNight, Result
+from tests.tournaments.conftest import QUICK, Club, settled_game
+from tests.tournaments.test_nights import check_in, finish
+from tournaments import nights, recording, selectors, services
+from tournaments.models import ChangeLog, GameEntry, GameNight, Result
 
 
 def table(club: Club, as_of: dt.datetime | None = None) -> list[tuple[str, float]]:
@@ -156,6 +157,8 @@ def test_strength_of_schedule_is_the_opponents_average_placement(club: Club, olg
     assert [r["name"] for r in standing] == ["Alice", "Bob", "Carol", "Dora"]
     # tied on points, placement, dsi, rounds won and head-to-head (they never met)
     assert standing[0]["decided_by"] == ["points", "placement", "sos"]
+    eve = services.competitor_add(competition=club.competition, by=olga, name="Eve")
+    assert detail.strength_of_schedule([eve.pk]) == {eve.pk: 0.0}  # nobody played: nothing
 
 
 def test_a_configured_order_ranks_by_its_own_criteria(club: Club, olga: User) -> None:
@@ -202,7 +205,7 @@ def test_a_season_with_a_bad_tie_break_order_is_refused_through_the_api(
     assert "tiebreaks" in response.json()["details"]
     twice = {**bad, "tiebreaks": ["points", "points"]}
     response = api_as(olga).post(url, twice, format="json")
-    assert (response.status_code, response.json()["code"]) == (400, "invalid_tiebreaks")
+    assert (response.status_code, response.json()["code"]) == (422, "invalid_tiebreaks")
     assert club.season.league.seasons.count() == 1
 
 
@@ -324,15 +327,69 @@ def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
         (3, 1, 3),
         (10, 2, 2),
     ]
-    assert [(g.points, g.dollars, g.won) for g in games] == [
-        (1.0, 300_000, True),
-        (0.0, 100_000, False),
+    assert [(g.points, g.dollars, g.won, g.rounds_won) for g in games] == [
+        (1.0, 300_000, True, 1),
+        (0.0, 100_000, False, 0),
     ]
     assert games[0].dsi == pytest.approx(1.5)
     assert [g.counted for g in games] == [True, False]  # best of one: the winning night
     counted = [g for g in games if g.counted]
     assert sum(g.points for g in counted) == rows(club)["Alice"]["points"]
     assert [(g.night.date.day if g.night else None, g.counted) for g in earlier] == [(10, True)]
+
+
+def test_a_competitors_games_say_the_draw_and_table_each_was_played_at(
+    club: Club, olga: User
+) -> None:
+    check_in(club, olga, 8)
+    finish(nights.night_draw(night=club.night, by=olga, seed=1), olga)
+    finish(nights.night_draw(night=club.night, by=olga, seed=2), olga)
+    alice = club.players["Alice"]
+    seated = GameEntry.objects.filter(competition=club.competition, competitor=alice)
+
+    games = selectors.competitor_games(club.competition, alice)
+
+    assert [(g.game, g.draw, g.table) for g in games] == sorted(
+        (e.game_id, e.night_round.number if e.night_round else None, e.table) for e in seated
+    )
+    assert [g.draw for g in games] == [1, 2]
+
+
+def test_a_competitors_games_follow_the_nights_dates_not_their_creation(
+    club: Club, olga: User
+) -> None:
+    earlier = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 1))
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # on 3 March
+    settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000], night=earlier)
+    nightless = recording.recorded_game_create(
+        by=olga, competition=club.competition, competitors=club.at("Alice", "Carol"), rules=QUICK
+    )
+    recording.round_record(game=nightless, by=olga, dollars=[50_000, 60_000])
+
+    games = selectors.competitor_games(club.competition, club.players["Alice"])
+
+    # a game played on no night comes first
+    assert [(g.night.date.day if g.night else None, g.place) for g in games] == [
+        (None, 2),
+        (1, 2),
+        (3, 1),
+    ]
+
+
+def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olga: User) -> None:
+    later = dt.datetime(2030, 3, 3, 21, 0, tzinfo=dt.UTC)
+    with time_machine.travel(later, tick=False):  # two changes at the same moment
+        settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
+    before = list(ChangeLog.objects.filter(competition=club.competition).order_by("id"))
+
+    log = list(selectors.change_log(club.competition))
+
+    assert [(c.created_at, c.pk) for c in log] == sorted(
+        ((c.created_at, c.pk) for c in before), reverse=True
+    )
+    assert log[0].created_at == log[1].created_at == later  # the later-written first
+    assert log[0].pk > log[1].pk
+    assert log[-1].created_at < later
 
 
 def tied_level(club: Club, olga: User, level: int) -> None:

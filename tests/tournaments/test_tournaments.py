@@ -217,20 +217,20 @@ def test_tournament_rules_refuse_bad_set_ups(staff: User, alice: User) -> None:
         "table_sizes": [3, 4],
         "preferred_size": 4,
     }
-    refused("invalid", 400, running.tournament_create, **{**common, "format": "knockout"})
-    refused("invalid", 400, running.tournament_create, **{**common, "entrants": "aliens"})
-    refused("invalid", 400, running.tournament_create, **{**common, "rounds": 0})
-    refused("invalid", 400, running.tournament_create, **{**common, "rounds": 21})
-    refused("invalid", 400, running.tournament_create, **{**common, "table_sizes": [1, 4]})
-    refused("invalid", 400, running.tournament_create, **{**common, "table_sizes": [4, 7]})
-    refused("invalid", 400, running.tournament_create, **{**common, "preferred_size": 5})
+    refused("invalid", 422, running.tournament_create, **{**common, "format": "knockout"})
+    refused("invalid", 422, running.tournament_create, **{**common, "entrants": "aliens"})
+    refused("invalid", 422, running.tournament_create, **{**common, "rounds": 0})
+    refused("invalid", 422, running.tournament_create, **{**common, "rounds": 21})
+    refused("invalid", 422, running.tournament_create, **{**common, "table_sizes": [1, 4]})
+    refused("invalid", 422, running.tournament_create, **{**common, "table_sizes": [4, 7]})
+    refused("invalid", 422, running.tournament_create, **{**common, "preferred_size": 5})
     refused(
         "invalid",
-        400,
+        422,
         running.tournament_create,
         **{**common, "entrants": "bots", "play": "recorded"},
     )
-    refused("invalid_tiebreaks", 400, running.tournament_create, **{**common, "tiebreaks": ["x"]})
+    refused("invalid_tiebreaks", 422, running.tournament_create, **{**common, "tiebreaks": ["x"]})
     assert not Tournament.objects.exists()
 
 
@@ -247,12 +247,12 @@ def test_entrants_must_fit_the_tournament_and_join_before_it_starts(
     )  # fmt: skip
     robots = bot_tournament(staff, [], format="round_robin", rounds=1, sizes=[2], preferred=2)
     version = bot_field(1)[0]
-    refused("needs_accounts", 400, running.entrant_add, tournament=people, by=staff, name="Dora")
+    refused("needs_accounts", 422, running.entrant_add, tournament=people, by=staff, name="Dora")
     assert running.entrant_add(tournament=guest_ok, by=staff, name="Dora").user is None
-    refused("invalid", 400, running.entrant_add, tournament=people, by=staff, bot_version=version)
-    refused("invalid", 400, running.entrant_add, tournament=robots, by=staff, user=alice)
+    refused("invalid", 422, running.entrant_add, tournament=people, by=staff, bot_version=version)
+    refused("invalid", 422, running.entrant_add, tournament=robots, by=staff, user=alice)
     pending = BotVersion.objects.create(bot=version.bot, number=9, strategy="random")
-    refused("invalid", 400, running.entrant_add, tournament=robots, by=staff, bot_version=pending)
+    refused("invalid", 422, running.entrant_add, tournament=robots, by=staff, bot_version=pending)
     refused("permission_denied", 403, running.entrant_add, tournament=people, by=bob, user=bob)
     running.entrant_add(tournament=people, by=staff, user=alice)
     refused(
@@ -265,7 +265,7 @@ def test_entrants_must_fit_the_tournament_and_join_before_it_starts(
         user=alice,
     )
     refused("name_taken", 409, running.entrant_add, tournament=people, by=staff, user=alice)
-    refused("cannot_seat", 400, running.tournament_start, tournament=people, by=staff)
+    refused("cannot_seat", 422, running.tournament_start, tournament=people, by=staff)
     running.entrant_add(tournament=people, by=staff, user=bob)
     refused("permission_denied", 403, running.tournament_start, tournament=people, by=alice)
     running.tournament_start(tournament=people, by=staff)

@@ -65,7 +65,7 @@ def test_a_webhook_whose_url_is_refused_is_not_stored(
 
     response = organiser.post(f"/api/v1/competitions/{club.competition.pk}/webhooks/", {"url": url})
 
-    assert response.status_code == 400, response.content
+    assert response.status_code == 422, response.content
     body: dict[str, Any] = response.json()
     assert (body["code"], body["details"]) == (code, {"field": "url"})
     assert "10.1.2.3" not in response.content.decode()

@@ -8,17 +8,22 @@ each ``NightRound`` is a seating draw among them. ``Result`` rows are derived:
 one per competitor per counted game, each valid from one moment to the next correction,
 so standings can be computed as of any date. The truth of a recorded game is its
 append-only ``ScoreRecord`` ledger with ``ScoreVote`` confirmations; every organiser
-change also lands in the competition's append-only ``ChangeLog``.
+change also lands in the competition's append-only ``ChangeLog``. People's ratings
+(``RatingPool``, ``PersonRating``, each ``PersonRatingChange``) are derived from games:
+tournaments.people_ratings.
 
 Each subject has its module; every model is imported here, so ``from tournaments.models
 import X`` is the one way to import a model, and Django and the migrations find them all.
 """
 
 from tournaments.models.changes import ChangeLog, Delivery, Webhook
+from tournaments.models.clocks import RoundClock
 from tournaments.models.competitions import Competition, Competitor
 from tournaments.models.entries import GameEntry, Result
 from tournaments.models.leagues import CheckIn, GameNight, League, Member, NightRound, Season
 from tournaments.models.ledger import ScoreRecord, ScoreVote
+from tournaments.models.quickplay import QueueTicket
+from tournaments.models.ratings import PersonRating, PersonRatingChange, RatingPool
 from tournaments.models.tournaments import Tournament, TournamentRound
 
 __all__ = [
@@ -32,7 +37,12 @@ __all__ = [
     "League",
     "Member",
     "NightRound",
+    "PersonRating",
+    "PersonRatingChange",
+    "QueueTicket",
+    "RatingPool",
     "Result",
+    "RoundClock",
     "ScoreRecord",
     "ScoreVote",
     "Season",

@@ -20,6 +20,11 @@ class League(models.Model):
     )
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="leagues_organised")
     rules = models.JSONField(help_text="The RuleSet its games use unless a night says otherwise")
+    organiser_entries_settle = models.BooleanField(
+        default=False,
+        help_text="An organiser's entry of a round counts at once; otherwise the table's "
+        "players confirm it like any entry (the organiser can still settle it)",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     def __str__(self) -> str:

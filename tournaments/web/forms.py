@@ -6,15 +6,19 @@ A service's refusal (a DomainError) is shown beside the field it names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 from django import forms
+from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 
 from cya_site.forms import PageForm
 from games.web.rules import RulesForm
 from tournaments import nights
+from tournaments.clocks import MAX_MINUTES
+from tournaments.models import RoundClock
 from tournaments.ranking import CRITERIA
 from tournaments.services import MAX_BEST_OF
 
@@ -53,8 +57,20 @@ class LeagueForm(RulesForm):
     description = forms.CharField(
         label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
+    organiser_entries_settle = forms.BooleanField(
+        label=_("An organiser's entry counts at once"),
+        required=False,
+        help_text=_(
+            "Unticked, the table's players confirm what an organiser entered, as any entry; "
+            "the organiser can still settle it."
+        ),
+    )
 
-    field_order = ("name", "slug", "description")
+    field_order = ("name", "slug", "description", "organiser_entries_settle")
+
+
+class LeagueSettingsForm(PageForm):
+    organiser_entries_settle = LeagueForm.base_fields["organiser_entries_settle"]
 
 
 class SeasonForm(PageForm):
@@ -153,12 +169,83 @@ class DayField(forms.DateField):
             ) from None
 
 
-class AsOfForm(PageForm):
-    """The day whose end the standings are shown at; empty for now."""
+class StandingsForm(PageForm):
+    """The two clocks of a standings page: after which night (a season) or round (a
+    tournament) by when games were played, and, for the audit trail, as recorded at the
+    end of which day. Every field empty: everything played, as recorded now."""
 
+    after_night = forms.TypedChoiceField(
+        label=_("After the night of"),
+        required=False,
+        coerce=dt.date.fromisoformat,
+        empty_value=None,
+        help_text=_("The games played up to that night, whenever they were typed in."),
+    )
+    after_round = forms.TypedChoiceField(
+        label=_("After round"), required=False, coerce=int, empty_value=None
+    )
     as_of = DayField(
-        label=_("Standings as of"),
+        label=_("As recorded at the end of"),
         required=False,
         widget=forms.DateInput(attrs={"type": "date"}),
-        help_text=_("As they stood at the end of that day. Leave empty for now."),
+        help_text=_(
+            "For the audit trail: the results as they were entered by the end of that "
+            "day, before any later correction. Leave empty for now."
+        ),
     )
+
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None,
+        *,
+        nights: Sequence[dt.date] = (),
+        rounds: int = 0,
+    ) -> None:
+        super().__init__(data)
+        if nights:
+            everything = [("", _("Every night so far"))]
+            days = [(d.isoformat(), formats.date_format(d, "DATE_FORMAT")) for d in nights]
+            cast(forms.ChoiceField, self.fields["after_night"]).choices = [*everything, *days]
+        else:
+            del self.fields["after_night"]
+        if rounds:
+            numbers = [(str(n), str(n)) for n in range(1, rounds + 1)]
+            choices = [("", _("Every round so far")), *numbers]
+            cast(forms.ChoiceField, self.fields["after_round"]).choices = choices
+        else:
+            del self.fields["after_round"]
+
+    def clock(self) -> dict[str, Any]:
+        """The clock of play asked for: ``after_night`` and ``after_round``, or None."""
+        # the fields that are valid still count when another one is refused
+        data = self.cleaned_data if self.is_bound and self.errors is not None else {}
+        return {
+            "after_night": data.get("after_night"),
+            "after_round": data.get("after_round"),
+        }
+
+
+class ClockForm(PageForm):
+    """The organiser's round clock: its length and end policy when starting, the minutes
+    to add when extending; the button pressed names the action."""
+
+    action = forms.ChoiceField(
+        choices=[(a, a) for a in ("start", "pause", "resume", "extend")],
+        widget=forms.HiddenInput,
+    )
+    minutes = forms.IntegerField(
+        label=_("Minutes"), min_value=1, max_value=MAX_MINUTES, required=False, initial=75
+    )
+    policy = forms.ChoiceField(
+        label=_("At time"),
+        choices=[
+            (RoundClock.Policy.FINISH_ROUND, _("finish the round in play")),
+            (RoundClock.Policy.STOP, _("stop at once")),
+        ],
+        initial=RoundClock.Policy.FINISH_ROUND,
+        required=False,
+        widget=forms.RadioSelect,
+    )
+
+    def clean_policy(self) -> str:
+        return self.cleaned_data.get("policy") or RoundClock.Policy.FINISH_ROUND

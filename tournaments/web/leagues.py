@@ -3,6 +3,7 @@ and tournaments.roster; every refusal is shown beside the field, with what was t
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Prefetch
 from django.db.models.functions import Lower
@@ -18,7 +19,14 @@ from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> co
 from cya_site.errors import DomainError
 from tournaments import roster, selectors, services
 from tournaments.models import GameNight, League, Member, Season, Tournament
-from tournaments.web.forms import LeagueForm, LinkForm, MemberForm, NightForm, SeasonForm
+from tournaments.web.forms import (
+    LeagueForm,
+    LeagueSettingsForm,
+    LinkForm,
+    MemberForm,
+    NightForm,
+    SeasonForm,
+)
 from tournaments.web.pages import describe_rules, signed_in
 
 
@@ -40,6 +48,7 @@ def league_new(request: HttpRequest) -> HttpResponse:
                 slug=form.cleaned_data["slug"],
                 description=form.cleaned_data["description"],
                 rules=rules,
+                organiser_entries_settle=form.cleaned_data["organiser_entries_settle"],
             )
         except DomainError as error:
             form.refuse(error)
@@ -77,8 +86,31 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "organiser": selectors.is_league_organiser(league, request.user),
         "rules": describe_rules(league.rules),
         "members": league.members.count(),
+        "settings_form": LeagueSettingsForm(
+            initial={"organiser_entries_settle": league.organiser_entries_settle}
+        ),
     }
     return render(request, "tournaments/league.html", context)
+
+
+@require_POST
+@login_required
+def league_settings(request: HttpRequest, slug: str) -> HttpResponse:
+    """Change the league's settings (organisers), back to its page."""
+    league = _league(slug)
+    form = LeagueSettingsForm(request.POST)
+    if form.is_valid():
+        try:
+            services.league_settings_change(
+                league=league, by=signed_in(request), **form.cleaned_data
+            )
+        except DomainError as error:
+            if error.http_status == 403:
+                return _refused(request)
+            messages.error(request, error.message)
+        else:
+            messages.success(request, _("The league's settings are saved."))
+    return redirect(reverse("league", args=[league.slug]) + "#settings")
 
 
 def roster_page(request: HttpRequest, slug: str) -> HttpResponse:
@@ -223,6 +255,7 @@ urlpatterns = [
     path("leagues/", league_list, name="leagues"),
     path("leagues/new/", league_new, name="league-new"),
     path("leagues/<slug:slug>/", league_detail, name="league"),
+    path("leagues/<slug:slug>/settings/", league_settings, name="league-settings"),
     path("leagues/<slug:slug>/roster/", roster_page, name="roster"),
     path("leagues/<slug:slug>/roster/<id:member_id>/link/", member_link, name="member-link"),
     path("leagues/<slug:slug>/seasons/new/", season_new, name="season-new"),

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST
 from accounts.selectors import user_named
 from cya_site.errors import DomainError
 from cya_site.routes import parse_id  # also registers the <id:...> converter
-from tournaments import nights, selectors, tables
+from tournaments import clocks, nights, selectors, tables
 from tournaments.models import CheckIn, GameNight, Member
 from tournaments.web.forms import DrawForm, MemberForm
 from tournaments.web.pages import describe_rules, is_htmx, signed_in
@@ -76,6 +76,8 @@ def _page(
         "draw_form": DrawForm(),
         "newcomer_form": newcomer or MemberForm(),
         "rules": describe_rules(night.season.league.rules),
+        "clock": clocks.night_clock(night),
+        "live": True,
     }
     status = 400 if newcomer is not None and newcomer.errors else 200
     return render(request, "tournaments/night.html", context, status=status)
@@ -172,9 +174,11 @@ def night_seating(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def night_projector(request: HttpRequest, pk: int) -> HttpResponse:
-    """The night on a projector: the current round's seating in big type, the night's
-    standings, refreshing itself."""
-    return render(request, "tournaments/night_projector.html", _projector(request, pk))
+    """The night on a projector: the round clock, the current round's seating in big
+    type, the night's standings, refreshing itself."""
+    context = _projector(request, pk)
+    context.update(clock=clocks.night_clock(context["night"]), live=True)
+    return render(request, "tournaments/night_projector.html", context)
 
 
 def night_projector_live(request: HttpRequest, pk: int) -> HttpResponse:

@@ -60,6 +60,10 @@ def describe_rules(data: dict[str, Any]) -> list[str]:
         lines.append(_("Players tied for the win play another round."))
     if rules.advanced.penny_jar:
         lines.append(_("With Penny Jars."))
-    if rules.advanced.action_cards:
+    if rules.advanced.has_swap and rules.advanced.has_move:
         lines.append(_("With Swap and Move cards."))
+    elif rules.advanced.has_swap:
+        lines.append(_("With Swap cards, without Move."))
+    elif rules.advanced.has_move:
+        lines.append(_("With Move cards, without Swap."))
     return lines

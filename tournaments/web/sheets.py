@@ -28,7 +28,7 @@ from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> co
 from cya_site.errors import DomainError
 from cya_site.forms import PageForm
 from games.models import Game
-from tournaments import recording, scoresheets, selectors, tables
+from tournaments import clocks, recording, scoresheets, selectors, tables
 from tournaments.models import GameEntry, ScoreRecord, ScoreVote
 from tournaments.web.pages import describe_rules, is_htmx, signed_in
 
@@ -36,7 +36,7 @@ POLL_SECONDS = 5
 # A typed amount at or above this is read as dollars, below it as thousands: no deck is
 # worth more than $1,387,000, so no amount in thousands reaches it (RULES.md 1.4).
 DOLLARS_FROM = 10_000
-SEAT_ERRORS = ("impossible_dollars", "negative_dollars", "not_enough_cards")
+SEAT_ERRORS = ("impossible_dollars", "dollars_above_deck", "negative_dollars", "not_enough_cards")
 
 
 class RoundForm(PageForm):
@@ -219,7 +219,13 @@ def _answer(request: HttpRequest, game: Game, *, status: int = 200, **forms_: An
 def sheet_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A table's score sheet, for its players' phones."""
     sheet = scoresheets.sheet(_game(pk))
-    return render(request, "tournaments/sheet.html", _context(request, sheet))
+    context = _context(request, sheet)
+    place = context["place"]
+    if place is not None and place.night_round is not None:  # the round's clock, if it runs
+        found = clocks.night_clock(place.night_round.night)
+        mine = found is not None and found.round == place.night_round.number
+        context.update(night=place.night_round.night, clock=found if mine else None, live=True)
+    return render(request, "tournaments/sheet.html", context)
 
 
 @login_required

@@ -1,6 +1,7 @@
 """Standings pages: a season (its best N nights), a night, a tournament, and a player's
-season; now or as of the end of any day, with the tie-breaks in words, a CSV download and
-charts. Public, like the API's standings.
+season; on the clock of play (after a night, after a round) and, for the audit trail, as
+recorded at the end of any day, with the tie-breaks in words, a CSV download and charts.
+Public, like the API's standings.
 
 Thin over ``tournaments.selectors.standings``, the API's own read: nothing here ranks,
 and the CSV is the API's export, linked.
@@ -22,7 +23,7 @@ from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> co
 from tournaments import exports, ranking, scoresheets, selectors
 from tournaments.models import Competition, Competitor, GameNight, Season, Tournament
 from tournaments.web import figures
-from tournaments.web.forms import TIEBREAK_NAMES, AsOfForm
+from tournaments.web.forms import TIEBREAK_NAMES, StandingsForm
 
 # One sentence per criterion (docs/tournaments.md, "Metrics"), for visitors, not coders.
 EXPLANATIONS = {
@@ -47,20 +48,40 @@ EXPLANATIONS = {
 LOT = _("the lot")
 
 
-def _as_of(request: HttpRequest) -> tuple[AsOfForm, dt.date | None, dt.datetime | None]:
-    """The form, the day asked for, and the moment to read at: the end of that day in the
-    site's time zone, or None (now) for no day, a bad one, or a day not over yet."""
-    form = AsOfForm(request.GET if "as_of" in request.GET else None)
-    if not form.is_bound or not form.is_valid() or form.cleaned_data["as_of"] is None:
-        return form, None, None
-    day: dt.date = form.cleaned_data["as_of"]
+def _clocks(
+    request: HttpRequest, competition: Competition, *, night: GameNight | None = None
+) -> tuple[StandingsForm, dict[str, Any], dt.date | None, dt.datetime | None]:
+    """The form, the clock of play asked for, the day of record asked for, and the moment
+    to read at: the end of that day in the site's time zone, or None (now) for no day, a
+    bad one, or a day not over yet. A night's standings have no clock to pick."""
+    nights: list[dt.date] = []
+    rounds = 0
+    if night is None and hasattr(competition, "tournament"):
+        rounds = competition.tournament.round_set.count()
+    elif night is None:
+        played = GameNight.objects.filter(
+            season__competition=competition, date__lte=timezone.localdate()
+        )
+        nights = sorted(set(played.values_list("date", flat=True)))
+    asked = night is None and any(k in request.GET for k in ("as_of", "after_night", "after_round"))
+    form = StandingsForm(request.GET if asked else None, nights=nights, rounds=rounds)
+    clock = form.clock()
+    day = form.cleaned_data.get("as_of") if form.is_bound else None
+    if day is None:
+        return form, clock, None, None
     end = dt.datetime.combine(day, dt.time.max, tzinfo=timezone.get_default_timezone())
-    return form, day, (end if end < timezone.now() else None)
+    return form, clock, day, (end if end < timezone.now() else None)
 
 
-def _csv_url(competition: Competition, at: dt.datetime | None, night: GameNight | None) -> str:
+def _csv_url(
+    competition: Competition,
+    at: dt.datetime | None,
+    night: GameNight | None,
+    clock: dict[str, Any],
+) -> str:
     """The API's CSV export of exactly these standings."""
     query: dict[str, Any] = {"format": "csv"}
+    query.update({k: str(v) for k, v in clock.items() if v is not None})
     if at is not None:
         query["as_of"] = at.isoformat()
     if night is not None:
@@ -75,11 +96,24 @@ def _standings(
     night: GameNight | None = None,
     season: Season | None = None,
 ) -> dict[str, Any]:
-    """What every standings page shows: the ranked rows, the tie-breaks in force in words,
-    the as-of form and the CSV link."""
-    form, day, at = _as_of(request)
-    rows = selectors.standings(competition, as_of=at, night=night)
-    suffix = f"?{urlencode({'as_of': day.isoformat()})}" if day else ""
+    """What every standings page shows: the ranked rows on the clocks asked for, what a
+    later correction changed, the tie-breaks in force in words, the form and the CSV link."""
+    form, clock, day, at = _clocks(request, competition, night=night)
+    rows = selectors.standings(competition, as_of=at, night=night, **clock)
+    if at is not None:  # the audit trail: what the corrections since then changed
+        now = {r["competitor"]: r for r in selectors.standings(competition, night=night, **clock)}
+        for row in rows:
+            later = now.get(row["competitor"])
+            if later and (later["rank"], later["points"], later["games"]) != (
+                row["rank"],
+                row["points"],
+                row["games"],
+            ):
+                row["later"] = later
+    query = {k: str(v) for k, v in clock.items() if v is not None}
+    if day:
+        query["as_of"] = day.isoformat()
+    suffix = f"?{urlencode(query)}" if query and season is not None and night is None else ""
     for row in rows:
         row["decided"] = [TIEBREAK_NAMES.get(c, LOT) for c in row["decided_by"]]
         if season is not None:
@@ -88,10 +122,13 @@ def _standings(
     return {
         "competition": competition,
         "rows": rows,
+        "changed": [r for r in rows if "later" in r],
         "form": form,
         "day": day,
-        "csv_url": _csv_url(competition, at, night),
-        "csv_name": exports.standings_filename(competition, as_of=at, night=night),
+        "after_night": clock["after_night"],
+        "after_round": clock["after_round"],
+        "csv_url": _csv_url(competition, at, night, clock),
+        "csv_name": exports.standings_filename(competition, as_of=at, night=night, **clock),
         "tiebreaks": [(TIEBREAK_NAMES[c], EXPLANATIONS[c]) for c in order],
         "best_of": None if night else competition.best_of,
     }
@@ -136,10 +173,13 @@ def season_player(request: HttpRequest, pk: int, competitor: int) -> HttpRespons
     points night by night."""
     season = get_object_or_404(Season.objects.select_related("league", "competition"), pk=pk)
     player = get_object_or_404(Competitor, pk=competitor, competition=season.competition)
-    form, day, at = _as_of(request)
-    field = selectors.standings(season.competition, as_of=at)
+    form, clock, day, at = _clocks(request, season.competition)
+    after_night = clock["after_night"]
+    field = selectors.standings(season.competition, as_of=at, after_night=after_night)
     standing = next((r for r in field if r["competitor"] == player.pk), None)
-    games = selectors.competitor_games(season.competition, player, as_of=at)
+    games = selectors.competitor_games(
+        season.competition, player, as_of=at, after_night=after_night
+    )
     context = {
         "season": season,
         "league": season.league,
@@ -149,6 +189,7 @@ def season_player(request: HttpRequest, pk: int, competitor: int) -> HttpRespons
         "figure": figures.season_figure(games, season.competition.best_of),
         "form": form,
         "day": day,
+        "after_night": after_night,
         "best_of": season.competition.best_of,
         "field_size": len(field),
     }

@@ -190,4 +190,6 @@ def rules_initial(rules: RuleSet) -> dict[str, Any]:
         "tie_policy": rules.tie_policy,
         "penny_jar": rules.advanced.penny_jar,
         "action_cards": rules.advanced.action_cards,
+        "swap": rules.advanced.swap,
+        "move": rules.advanced.move,
     }

@@ -3,12 +3,24 @@
 Each page module keeps its own routes; they are gathered here.
 """
 
-from tournaments.web import leagues, nights, sheets, standings, tournaments
+from tournaments.web import (
+    desk,
+    leagues,
+    nights,
+    players,
+    quickplay,
+    sheets,
+    standings,
+    tournaments,
+)
 
 urlpatterns = [
     *leagues.urlpatterns,
     *nights.urlpatterns,
+    *desk.urlpatterns,
     *sheets.urlpatterns,
     *tournaments.urlpatterns,
     *standings.urlpatterns,
+    *players.urlpatterns,
+    *quickplay.urlpatterns,
 ]

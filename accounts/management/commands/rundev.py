@@ -3,14 +3,18 @@ for interactive work (with beat), one under ``nice`` for batch and outbound work
 of the documented process set (cya_site.queues, docs/operations.md)."""
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connections
 
 from cya_site import queues
 
@@ -23,6 +27,9 @@ LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 
 # batch work yields the machine's cores to what people wait for (docs/operations.md)
 BATCH_NICENESS = 10
+# Ctrl-C to a quiet prompt: what the workers have not finished in this long is left to
+# the recovery sweeps (a lost bot turn is sent again within seconds, a match resumes)
+STOP_SECONDS = 1.5
 
 
 def worker_commands() -> list[list[str]]:
@@ -55,6 +62,9 @@ def server_command(addrport: str, *, reload: bool) -> list[str]:
     command = [
         sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
         "--host", host.strip("[]") or "127.0.0.1", "--port", port,
+        # the site logs each request once itself (cya_site.tracing); uvicorn says only
+        # what goes wrong, and the address is printed once, last, when it answers
+        "--no-access-log", "--log-level", "warning", "--timeout-graceful-shutdown", "1",
     ]  # fmt: skip
     if reload:
         command.append("--reload")
@@ -102,6 +112,18 @@ class Command(BaseCommand):
         "WEBHOOK_ALLOWED_NETWORKS is set."
     )
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        """From the terminal (``make run``): once everything it started has stopped, leave
+        at once. Tearing down this interpreter (Django, Celery, the demo's objects) took
+        seconds more, after Ctrl-C, for nothing: its connections are closed here."""
+        try:
+            super().run_from_argv(argv)
+        finally:
+            connections.close_all()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--noreload", action="store_true", help="Do not auto-reload.")
@@ -113,23 +135,69 @@ class Command(BaseCommand):
         port_check(addrport)
         host, _, port = addrport.rpartition(":")
         call_command("seed_demo", url=f"http://{host or '127.0.0.1'}:{port}/")
-        self.stdout.write(f"Starting the Celery workers on {settings.CELERY_BROKER_URL}")
-        workers = [subprocess.Popen(c, cwd=settings.BASE_DIR) for c in worker_commands()]
+        logs = settings.VAR_DIR / "log"
+        logs.mkdir(parents=True, exist_ok=True)
+        workers = [_started(command, logs / f"worker-{name}.log") for name, command in
+                   zip(("interactive", "batch"), worker_commands(), strict=True)]  # fmt: skip
+        server = subprocess.Popen(server_command(addrport, reload=not noreload))
         try:
-            subprocess.run(server_command(addrport, reload=not noreload), cwd=settings.BASE_DIR)
+            if _answers(addrport, server):
+                self.stdout.write(
+                    f"\nWorkers log to {logs}/. Ctrl-C stops everything.\n"
+                    f"The platform is running: open http://{addrport}/\n"
+                )
+                self.stdout.flush()
+            server.wait()
         except KeyboardInterrupt:
-            pass  # Ctrl-C stops the server; the workers are stopped below
+            pass  # Ctrl-C: the server has it too; everything is stopped below
         finally:
-            for worker in workers:
-                worker.terminate()
-            for worker in workers:
-                _stopped(worker)
+            _stop([server, *workers])
 
 
-def _stopped(worker: subprocess.Popen[bytes]) -> None:
-    """Wait for a worker told to stop; kill it if it takes too long."""
+def _started(command: list[str], log: Path) -> subprocess.Popen[bytes]:
+    """A worker in a session of its own (the terminal's Ctrl-C is for rundev, which stops
+    it), its banner and task lines in ``log`` rather than over the server's address."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            command, cwd=settings.BASE_DIR, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+
+def _answers(addrport: str, server: subprocess.Popen[bytes]) -> bool:
+    """Wait until the server accepts connections (True), or has exited (False)."""
+    host, _, port = addrport.rpartition(":")
+    while server.poll() is None:
+        try:
+            socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), 0.5).close()
+        except OSError:
+            time.sleep(0.1)
+        else:
+            return True
+    return False
+
+
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the server and the workers within about STOP_SECONDS: asked first (SIGTERM
+    to each one's whole process group), then killed."""
+    for process in processes:
+        if process.poll() is None:
+            _signal(process, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _signal(process, signal.SIGKILL)
+            process.wait()
+
+
+def _signal(process: subprocess.Popen[bytes], number: int) -> None:
+    """Signal ``process`` and its children (a worker's pool, the reloader's server)."""
     try:
-        worker.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        worker.kill()
-        worker.wait()
+        if os.getpgid(process.pid) == process.pid:  # a session of its own: its group
+            os.killpg(process.pid, number)
+        else:
+            process.send_signal(number)
+    except ProcessLookupError:
+        pass  # gone already

@@ -7,10 +7,10 @@ from typing import Any
 
 from rest_framework import serializers
 
-from cya_site.serializers import IdField, StrictInputSerializer
+from cya_site.serializers import IdField, StrictInputSerializer, WebhookUrlField
 from games.api.rules import RuleOptionsField, rules_build
 from games.engine import PRESETS
-from tournaments.models import ScoreVote, Tournament
+from tournaments.models import RoundClock, ScoreVote, Tournament
 from tournaments.ranking import CRITERIA
 from tournaments.services import MAX_BEST_OF
 
@@ -35,6 +35,19 @@ class LeagueCreateInputSerializer(StrictInputSerializer):
     slug = serializers.SlugField(max_length=60)
     description = serializers.CharField(required=False, default="", allow_blank=True)
     rules = RulesInputSerializer(required=False, default=dict)
+    organiser_entries_settle = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="An organiser's entry of a round counts at once (default: the table's "
+        "players confirm it, and the organiser can settle it)",
+    )
+
+
+class LeagueSettingsInputSerializer(StrictInputSerializer):
+    organiser_entries_settle = serializers.BooleanField(
+        help_text="An organiser's entry of a round counts at once; false: the table's "
+        "players confirm it, and the organiser can settle it"
+    )
 
 
 class OrganiserInputSerializer(StrictInputSerializer):
@@ -141,9 +154,7 @@ class CorrectionInputSerializer(StrictInputSerializer):
 
 
 class WebhookInputSerializer(StrictInputSerializer):
-    url = serializers.URLField(
-        max_length=500, help_text="http(s), leading to public internet addresses only"
-    )
+    url = WebhookUrlField(help_text="http(s), leading to public internet addresses only")
     secret = serializers.CharField(max_length=200, required=False, default="", write_only=True)
 
 
@@ -173,8 +184,46 @@ class TournamentCreateInputSerializer(StrictInputSerializer):
 
 
 class StandingsQuerySerializer(StrictInputSerializer):
-    as_of = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    after_night = serializers.DateField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A season's standings after the night of this date: the games played "
+        "up to it, whenever they were recorded",
+    )
+    after_round = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=1000,
+        help_text="A tournament's standings after this round",
+    )
+    as_of = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="As recorded at this moment: the audit trail, before later corrections",
+    )
     night = IdField(
         required=False, allow_null=True, default=None, help_text="One game night of a season"
     )
     format = serializers.ChoiceField(choices=["json", "csv"], required=False, default="json")
+
+
+class ClockInputSerializer(StrictInputSerializer):
+    """What an organiser does to the round clock of a night's round in play."""
+
+    action = serializers.ChoiceField(choices=["start", "pause", "resume", "extend"])
+    minutes = serializers.IntegerField(
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="start: the round's length (default 75); extend: the minutes to add",
+    )
+    policy = serializers.ChoiceField(
+        choices=RoundClock.Policy.choices,
+        required=False,
+        default=RoundClock.Policy.FINISH_ROUND,
+        help_text="start: at time, finish the round in play, or stop at once",
+    )

@@ -73,6 +73,9 @@ class TableSerializer(serializers.Serializer[Any]):
     rounds_recorded = serializers.IntegerField()
     waiting = serializers.IntegerField(help_text="Recorded rounds not yet confirmed")
     disputed = serializers.BooleanField()
+    disputed_round = serializers.IntegerField(
+        allow_null=True, help_text="The first disputed round: the one the organiser settles"
+    )
     winners = serializers.ListField(child=serializers.IntegerField(), help_text="Seats")
 
 
@@ -82,6 +85,39 @@ class NightRoundSerializer(serializers.Serializer[Any]):
     quality = serializers.DictField(child=serializers.IntegerField())
     finished = serializers.BooleanField()
     tables = TableSerializer(many=True)
+
+
+class DeskCountsSerializer(serializers.Serializer[Any]):
+    playing = serializers.IntegerField()
+    waiting = serializers.IntegerField(help_text="Tables with a round not yet confirmed")
+    disputed = serializers.IntegerField(help_text="Tables with a disputed round")
+    finished = serializers.IntegerField()
+
+
+class DeskSerializer(serializers.Serializer[Any]):
+    """The organiser's desk: who came, the round in play and its tables by state."""
+
+    checked_in = serializers.IntegerField()
+    seated = serializers.IntegerField(help_text="Players at the current round's tables")
+    rounds = serializers.IntegerField(help_text="Seating draws so far")
+    current = NightRoundSerializer(allow_null=True)
+    tables = DeskCountsSerializer()
+    disputed = TableSerializer(many=True, help_text="The tables that need the organiser")
+
+
+class ClockSerializer(serializers.Serializer[Any]):
+    """A round clock as read now from the server's clock."""
+
+    round = serializers.IntegerField(help_text="The night's round it times")
+    length_seconds = serializers.IntegerField(help_text="With the extensions")
+    policy = serializers.CharField(help_text="finish_round or stop")
+    policy_text = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    paused = serializers.BooleanField()
+    remaining_seconds = serializers.IntegerField(help_text="Never below 0")
+    expired = serializers.BooleanField()
+    ends_at = serializers.DateTimeField(allow_null=True, help_text="None while paused")
+    at_time = serializers.CharField(help_text="What the policy means once time is up")
 
 
 class NightSerializer(serializers.ModelSerializer[GameNight]):
@@ -113,6 +149,7 @@ class LeagueSerializer(serializers.ModelSerializer[League]):
             "slug",
             "description",
             "rules",
+            "organiser_entries_settle",
             "organisers",
             "seasons",
             "created_at",

@@ -122,10 +122,21 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
         query_serializer=StandingsQuerySerializer,
     )
     def standings(self, request: Request, pk: str) -> Response:
-        """The standings, now or ``as_of`` a past moment; ``?format=csv`` for a spreadsheet."""
+        """The standings by when games were played (``after_night`` of a season,
+        ``after_round`` of a tournament; neither: every game), as recorded now or ``as_of``
+        a past moment; ``?format=csv`` for a spreadsheet."""
         query = self.query_valid()
         competition = self.get_object()
         as_of, night_id = query["as_of"], query["night"]
+        after_night, after_round = query["after_night"], query["after_round"]
+        is_tournament = hasattr(competition, "tournament")
+        if (after_night and is_tournament) or (after_round and not is_tournament):
+            raise DomainError(
+                "wrong_clock",
+                "A season's standings go by night (after_night), a tournament's by round "
+                "(after_round).",
+                {"after_night" if after_night else "after_round": "not for this competition"},
+            )
         night = None
         if night_id is not None:
             night = GameNight.objects.filter(pk=night_id, season__competition=competition).first()
@@ -133,8 +144,9 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
                 raise DomainError(
                     "no_such_night", "This season has no such night.", {"night": night_id}, 404
                 )
-        rows = selectors.standings(competition, as_of=as_of, night=night)
-        filename = exports.standings_filename(competition, as_of=as_of, night=night)
+        clock = {"after_night": after_night, "after_round": after_round}
+        rows = selectors.standings(competition, as_of=as_of, night=night, **clock)
+        filename = exports.standings_filename(competition, as_of=as_of, night=night, **clock)
         return self._download(Response(StandingRowSerializer(rows, many=True).data), filename)
 
     def _download(self, response: Response, filename: str) -> Response:

@@ -12,9 +12,10 @@ from rest_framework.response import Response
 from accounts.selectors import user_named
 from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
-from tournaments import roster, services
+from tournaments import players, roster, services
 from tournaments.api.serializers.inputs import (
     LeagueCreateInputSerializer,
+    LeagueSettingsInputSerializer,
     MemberInputSerializer,
     MemberLinkInputSerializer,
     NightCreateInputSerializer,
@@ -27,7 +28,9 @@ from tournaments.api.serializers.outputs import (
     NightSerializer,
     SeasonSerializer,
 )
+from tournaments.api.serializers.players import PlayerProfileSerializer
 from tournaments.api.views.lookups import signed_in
+from tournaments.api.views.players import profile as player_profile
 from tournaments.models import League, Member, Season
 
 
@@ -51,8 +54,21 @@ class LeagueViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet
             slug=v["slug"],
             rules=rules,
             description=v["description"],
+            organiser_entries_settle=v["organiser_entries_settle"],
         )
         return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data, status=201)
+
+    @extend_schema(request=LeagueSettingsInputSerializer, responses={200: LeagueSerializer})
+    @action(detail=True, methods=["post"], url_path="settings")
+    def change_settings(self, request: Request, pk: str) -> Response:
+        """Change the league's settings (organisers): whether an organiser's entry counts
+        at once."""
+        data = LeagueSettingsInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        league = services.league_settings_change(
+            league=self.get_object(), by=signed_in(request), **data.validated_data
+        )
+        return Response(LeagueSerializer(self.get_queryset().get(pk=league.pk)).data)
 
     @extend_schema(request=OrganiserInputSerializer, responses={200: LeagueSerializer})
     @action(detail=True, methods=["post"])
@@ -140,3 +156,11 @@ class MemberViewSet(mixins.RetrieveModelMixin, ApiViewSet[Member]):
         assert user is not None
         member = roster.member_link(member=self.get_object(), by=signed_in(request), user=user)
         return Response(MemberSerializer(member).data)
+
+    @extend_schema(responses={200: PlayerProfileSerializer})
+    @action(detail=True, methods=["get"])
+    def profile(self, request: Request, pk: str) -> Response:
+        """The roster entry's player profile: a guest's recorded club games, ratings and
+        statistics; an entry linked to an account answers the account's profile."""
+        player = players.roster_guest(self.get_object().pk)
+        return Response(PlayerProfileSerializer(player_profile(player)).data)

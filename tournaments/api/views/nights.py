@@ -13,14 +13,17 @@ from rest_framework.response import Response
 from cya_site.errors import DomainError
 from cya_site.viewsets import ApiViewSet
 from games.engine import RuleSet
-from tournaments import nights, recording, services, tables
+from tournaments import clocks, desk, nights, recording, services, tables
 from tournaments.api.serializers.inputs import (
     CheckInInputSerializer,
+    ClockInputSerializer,
     DrawInputSerializer,
     TableInputSerializer,
 )
 from tournaments.api.serializers.outputs import (
     CheckInSerializer,
+    ClockSerializer,
+    DeskSerializer,
     NightRoundSerializer,
     NightSerializer,
 )
@@ -131,3 +134,44 @@ class NightViewSet(mixins.RetrieveModelMixin, ApiViewSet[GameNight]):
         return Response(
             NightRoundSerializer(tables.night_rounds(self.get_object()), many=True).data
         )
+
+    @extend_schema(responses={200: DeskSerializer})
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def desk(self, request: Request, pk: str) -> Response:
+        """The organiser's desk (organisers): counts, and every table of the round in play
+        by state; the disputed ones each name the round to settle."""
+        night = self.get_object()
+        services.require_organiser(night.season.competition, signed_in(request))
+        found = desk.night_desk(night)
+        counts = {
+            "playing": len(found.playing),
+            "waiting": len(found.waiting),
+            "disputed": len(found.disputed),
+            "finished": len(found.finished),
+        }
+        body = {
+            "checked_in": found.checked_in,
+            "seated": found.seated,
+            "rounds": found.rounds,
+            "current": found.current,
+            "tables": counts,
+            "disputed": found.disputed,
+        }
+        return Response(DeskSerializer(body).data)
+
+    @extend_schema(methods=["get"], responses={200: ClockSerializer, 204: None})
+    @extend_schema(methods=["post"], request=ClockInputSerializer, responses={200: ClockSerializer})
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def clock(self, request: Request, pk: str) -> Response:
+        """The round clock of the round in play (204 when none runs), or, organisers,
+        ``start`` it (``minutes``, ``policy``), ``pause``, ``resume`` or ``extend`` it."""
+        if request.method == "GET":
+            found = clocks.night_clock(self.get_object())
+            return Response(
+                ClockSerializer(found).data if found else None, status=200 if found else 204
+            )
+        data = ClockInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        night = self.get_object()
+        changed = clocks.clock_change(night=night, by=signed_in(request), **data.validated_data)
+        return Response(ClockSerializer(changed).data)

@@ -7,15 +7,19 @@ and a database seeded before a part existed gets it on its next start:
 - players: alice, bob, carol and dave, staff ``demo-admin``, and digital games (finished,
   and one in progress) played through the games services with seeded random-legal moves;
 - club: organiser ``olga``'s league "Tuesday Club" (2021 rules, classic ending), its
-  roster, the season "Autumn 2026" with two played nights, tonight's night with players
-  checked in and no draw yet, next week's night, and the finished round robin "Autumn Cup".
+  roster, the season "Autumn 2026" with two played nights, this week's club night with
+  players checked in and no draw yet, next week's night, and the finished round robin
+  "Autumn Cup". The club meets on Tuesdays, as its name says: this week's night is the
+  latest Tuesday (today, on a Tuesday), the others a week apart (``club_night``).
 
 Everything goes through the services, so the ledgers, change logs and results are those
 real use makes. A real table's dollars come from the pure engine: each table's game is
 played by built-in strategies (fixed seeds), and its rounds are entered, confirmed,
 disputed and corrected through ``tournaments.recording``, so they pass the deck checks
 and the recorded game ends where the engine's did. No service takes a moment, so
-everything is stamped with the time of seeding, past nights' results included.
+everything is stamped with the time of seeding, past nights' results included; the
+standings go by when games were played (each night's own date), so past nights'
+standings hold their games all the same.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from tournaments.models import GameEntry, GameNight, League, Member, ScoreRecord
 from tournaments.services import league_create, night_create, season_create
 
 DEMO_PASSWORD = "cover-your-assets"
+TUESDAY = 1  # date.weekday()
 PLAYERS = ("alice", "bob", "carol", "dave")
 GAMES: tuple[tuple[dict[str, Any], int, int | None], ...] = (
     # (rule options, seats, decisions to play; None = to the end)
@@ -92,7 +97,7 @@ class Command(BaseCommand):
             made.append(f"players {', '.join(PLAYERS)} and {len(GAMES)} games")
         if not League.objects.filter(slug=LEAGUE_SLUG).exists():
             with transaction.atomic():
-                Club(today=timezone.localdate()).seed()
+                Club(today=club_night(timezone.localdate())).seed()
             made.append('the club "Tuesday Club"')
         if made:
             self.stdout.write(self.style.SUCCESS(f"Demo data is ready: {' and '.join(made)}."))
@@ -107,6 +112,11 @@ class Command(BaseCommand):
         users = [_account(name) for name in PLAYERS]
         for index, (rule_options, seats, decisions) in enumerate(GAMES):
             _digital_game(users[:seats], rule_options, seats, decisions, seed=1000 + index)
+
+
+def club_night(today: date) -> date:
+    """This week's club night: the latest Tuesday, today included."""
+    return today - timedelta(days=(today.weekday() - TUESDAY) % 7)
 
 
 def _account(name: str) -> User:
@@ -161,7 +171,7 @@ class Club:
     """The demo club, seeded as its organiser and players would make it."""
 
     def __init__(self, *, today: date) -> None:
-        self.today = today
+        self.today = today  # this week's club night: the other nights are a week apart
         self.games = 0  # tables recorded so far: seeds each table's engine game
 
     def seed(self) -> None:

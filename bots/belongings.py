@@ -1,0 +1,49 @@
+"""The bots part of a person's data download and deletion (accounts.belongings): the bot
+entries they own, with their versions (never a webhook secret); deleting the account
+stops its bots being scheduled, while their games and ratings stay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts import belongings
+from accounts.models import User
+from bots.models import Bot
+
+
+def bots_export(user: User) -> list[dict[str, Any]]:
+    """Each bot the person owns, with its versions."""
+    bots = Bot.objects.filter(owner=user).prefetch_related("versions").order_by("id")
+    return [
+        {
+            "name": bot.name,
+            "kind": bot.kind,
+            "description": bot.description,
+            "created_at": bot.created_at.isoformat(),
+            "active": bot.is_active,
+            "versions": [
+                {
+                    "number": v.number,
+                    "tag": v.tag,
+                    "strategy": v.strategy,
+                    "url": v.url,
+                    "status": v.status,
+                    "mu": v.mu,
+                    "sigma": v.sigma,
+                    "games_played": v.games_played,
+                }
+                for v in bot.versions.all()
+            ],
+        }
+        for bot in bots
+    ]
+
+
+def bots_depart(user: User, shown_as: str) -> None:
+    """A deleted person's bots are no longer scheduled."""
+    Bot.objects.filter(owner=user).update(is_active=False)
+
+
+def register() -> None:
+    belongings.register_export("bots", bots_export)
+    belongings.register_departure("bots", bots_depart)

@@ -1,0 +1,67 @@
+"""A player's profile and head-to-head: the API twin of ``/players/<name>/``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import action
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from cya_site.viewsets import ApiViewSet
+from tournaments import players
+from tournaments.api.serializers.players import (
+    HeadToHeadQuerySerializer,
+    HeadToHeadSerializer,
+    PlayerProfileSerializer,
+)
+from tournaments.models import Member
+from tournaments.players import Player
+
+NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="A username, any case")
+
+
+def profile(player: Player) -> dict[str, Any]:
+    """Everything a player's page shows, as data."""
+    return {
+        "name": player.name,
+        "guest": player.is_guest,
+        "leagues": [m.league.name for m in player.members],
+        "ratings": players.ratings(player),
+        "stats": players.statistics(player).as_json(),
+        "opponents": players.opponents(player),
+        "online_games": players.online_games(player),
+        "club_games": players.club_games(player),
+    }
+
+
+class PlayerViewSet(ApiViewSet[Member]):
+    """Players by username (``no_such_user`` for a name nobody has): history, ratings with
+    each change explained, statistics, and head-to-head. Public."""
+
+    serializer_class = PlayerProfileSerializer
+    permission_classes = (AllowAny,)
+    lookup_field = "name"
+    lookup_converter = "str"
+
+    @extend_schema(parameters=[NAME], responses={200: PlayerProfileSerializer})
+    def retrieve(self, request: Request, name: str) -> Response:
+        """A player's profile: ratings (online and per league), statistics, games."""
+        return Response(PlayerProfileSerializer(profile(players.player_named(name))).data)
+
+    @extend_schema(
+        parameters=[NAME, HeadToHeadQuerySerializer], responses={200: HeadToHeadSerializer}
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="head-to-head",
+        query_serializer=HeadToHeadQuerySerializer,
+    )
+    def head_to_head(self, request: Request, name: str) -> Response:
+        """The player's record against ``vs``: games together, finished above, below, level."""
+        query = self.query_valid()
+        record = players.versus(players.player_named(name), players.player_named(query["vs"]))
+        return Response(HeadToHeadSerializer(record).data)
