@@ -33,17 +33,13 @@ kb_per_stream <= 64. The last line is read by tools (one line, here in two):
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import itertools
-import multiprocessing
 import os
 import resource
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -55,6 +51,11 @@ import httpx
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._live_clients import crowd_phase, play_tables  # noqa: E402 - after sys.path
+from benchmarks.api import free_port, percentile  # noqa: E402 - after sys.path
+
 BENCH_DB = "cya_live_bench"
 BOT_MOVE_DELAY_MS = 800
 # entered bots: enough for three ladder matches at once (a version plays one at a time),
@@ -77,17 +78,6 @@ def recreate(url: str) -> None:
         conn.execute(f"CREATE DATABASE {BENCH_DB}")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
 # --- set-up (not timed) --------------------------------------------------------------------
 
 
@@ -97,7 +87,6 @@ def seed(env: dict[str, str], people: int) -> dict[str, Any]:
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
     )
     os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -171,59 +160,7 @@ def stop(processes: list[subprocess.Popen[bytes]]) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
-# --- people playing -------------------------------------------------------------------------
-
-
-class Person:
-    """One person at a table of three built-ins, through the API: the long-poll on
-    uvicorn, the decision and the action on gunicorn."""
-
-    def __init__(self, web: str, waits: str, token: str) -> None:
-        headers = {"Authorization": f"Bearer {token}"}
-        self.web = httpx.Client(base_url=web, headers=headers, timeout=60)
-        self.waits = httpx.Client(base_url=waits, headers=headers, timeout=60)
-        self.actions_ms: list[float] = []
-        self.game = 0
-
-    def open(self) -> int:
-        bots = [{"seat": n, "strategy": s} for n, s in ((1, "greedy"), (2, "shark"), (3, "random"))]
-        table = {"preset": "2021", "seats": 4, "options": {"ending": "quick"}, "bots": bots}
-        created = self.web.post("/api/v1/games/", json=table)
-        created.raise_for_status()
-        self.game = int(created.json()["id"])
-        return self.game
-
-    def play(self) -> None:
-        version = 0  # at once: the table has moved past its deal, or it is my turn
-        while True:
-            answer = self.waits.get(
-                f"/api/v1/games/{self.game}/wait/", params={"after": version, "timeout": 25}
-            )
-            answer.raise_for_status()
-            waited = answer.json()
-            if waited["status"] != "active":
-                return
-            version = waited["version"]
-            if not waited["your_turn"]:
-                continue
-            decision = self.web.get(f"/api/v1/games/{self.game}/decision/").json()["decision"]
-            action = {"action": decision["legal_actions"][0], "version": decision["version"]}
-            began = time.perf_counter()
-            answer = self.web.post(f"/api/v1/games/{self.game}/actions/", json=action)
-            self.actions_ms.append((time.perf_counter() - began) * 1000)
-            answer.raise_for_status()
-
-
-def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], list[float]]:
-    """Every person opens a table and plays it to its end; the games and action times."""
-    people = [Person(web, waits, token) for token in tokens]
-    games = [person.open() for person in people]
-    threads = [threading.Thread(target=person.play) for person in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return games, [ms for person in people for ms in person.actions_ms]
+# --- the logs -------------------------------------------------------------------------------
 
 
 def value(conn: psycopg.Connection[tuple[Any, ...]], query: str, *params: Any) -> Any:
@@ -257,68 +194,6 @@ def ladder_busy(url: str, at_least: int, timeout: float = 180) -> None:
             if time.monotonic() > deadline:
                 sys.exit("the ladder never got busy")
             time.sleep(0.5)
-
-
-# --- the crowd ------------------------------------------------------------------------------
-
-
-def crowd(waits: str, games: list[int], streams: int, polls: int, ready: Any, done: Any) -> None:
-    """In a process of its own: ``streams`` spectator streams and ``polls`` long-polls,
-    anonymous, spread over ``games``, until ``done``; ``ready`` once all are connected."""
-
-    async def stream(client: httpx.AsyncClient, game: int, opened: list[int]) -> None:
-        async with client.stream("GET", f"/api/v1/games/{game}/stream/") as response:
-            opened.append(response.status_code)
-            async for _ in response.aiter_lines():
-                pass
-
-    async def poll(client: httpx.AsyncClient, game: int, opened: list[int]) -> None:
-        version, first = 0, True
-        while not done.is_set():
-            answer = await client.get(
-                f"/api/v1/games/{game}/wait/", params={"after": version, "timeout": 25}
-            )
-            if first:
-                opened.append(answer.status_code)
-                first = False
-            body = answer.json()
-            version = body.get("version", version)
-            if body.get("status") != "active":
-                await asyncio.sleep(25)
-
-    async def main() -> None:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-        async with httpx.AsyncClient(base_url=waits, timeout=60, limits=limits) as client:
-            opened: list[int] = []
-            tasks = [asyncio.create_task(stream(client, games[i % len(games)], opened))
-                     for i in range(streams)]  # fmt: skip
-            tasks += [asyncio.create_task(poll(client, games[i % len(games)], opened))
-                      for i in range(polls)]  # fmt: skip
-            while len(opened) < streams + polls and not done.is_set():
-                await asyncio.sleep(0.2)
-            refused = [status for status in opened if status != 200]
-            ready.put((len(opened), len(refused)))
-            while not done.is_set():
-                await asyncio.sleep(0.2)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-    asyncio.run(main())
-
-
-def probe(url: str, stopped: threading.Event, seen: list[float]) -> None:
-    with httpx.Client(timeout=10) as client:
-        while not stopped.is_set():
-            began = time.perf_counter()
-            client.get(url).raise_for_status()
-            seen.append((time.perf_counter() - began) * 1000)
-            time.sleep(0.05)
-
-
-def rss_kb(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
 def timed(label: str, work: Callable[[], Any]) -> Any:
@@ -408,44 +283,6 @@ def main() -> None:
         f" healthz_p99_ms={percentile(healthz, 0.99):.1f}"
         f" action_p99_ratio={action_p99 / max(idle_action_p99, 1):.2f} kb_per_stream={kb:.1f}"
     )
-
-
-def crowd_phase(
-    args: argparse.Namespace,
-    url: str,
-    web: str,
-    waits: str,
-    tokens: list[str],
-    processes: list[subprocess.Popen[bytes]],
-) -> tuple[list[float], list[float], int, int, float]:
-    """The third set of tables, with the crowd on them and the probe on /healthz."""
-    people = [Person(web, waits, token) for token in tokens]
-    games = [person.open() for person in people]
-    uvicorn = processes[1].pid
-    before = rss_kb(uvicorn)
-    context = multiprocessing.get_context("spawn")
-    ready, done = context.Queue(), context.Event()
-    spectators = context.Process(
-        target=crowd, args=(waits, games, args.streams, args.waits, ready, done)
-    )
-    spectators.start()
-    opened, refused = ready.get(timeout=300)
-    time.sleep(2)  # settled
-    kb = (rss_kb(uvicorn) - before) / max(opened, 1)
-    stopped, healthz = threading.Event(), []  # type: ignore[var-annotated]
-    prober = threading.Thread(target=probe, args=(f"{web}/healthz", stopped, healthz))
-    prober.start()
-    threads = [threading.Thread(target=person.play) for person in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    stopped.set()
-    prober.join()
-    done.set()
-    spectators.join(timeout=60)
-    actions = [ms for person in people for ms in person.actions_ms]
-    return healthz, actions, opened, refused, kb
 
 
 if __name__ == "__main__":
