@@ -45,7 +45,6 @@ def _link_invalid() -> DomainError:
     return DomainError(
         "link_invalid",
         _("This link has expired or was used already: ask for a new one."),
-        status=400,
     )
 
 

@@ -1,18 +1,37 @@
 """Leases: who may do a piece of work just now, so a second delivery leaves it alone.
 
-A lease is an advisory lock (bots.persistence.locks) on (namespace, key). A task holds its
-work's lease while it runs: a second delivery of the task finds it held by the first and
-leaves it (the broker redelivers a task that outruns its visibility timeout, the sweep
-resends work it finds idle for a while). A worker that dies, even by SIGKILL, drops its
-leases with its connection, and the work is free for the next run.
+A lease (``lease``) is a row (bots.models.Lease) on (namespace, key) with an owner, a
+fencing token and an expiry. A task holds its work's lease while it runs, renewing the
+expiry in the background: a second delivery of the task finds it held and leaves it (the
+broker redelivers a task that outruns its visibility timeout, the sweep resends work it
+finds idle). Unlike an advisory lock, a row outlives a database restart, so two runs of
+one match never overlap. A worker that dies stops renewing: LEASE_SECONDS later the work
+is free for the next run, whose take-over raises the token; the first run, if it was only
+cut off, then fails its ``Held.check`` at its next finishing write and stops without
+writing (tasks give back the attempt it claimed).
+
+Single-flight scheduling and get-or-create races use transaction-level advisory locks
+(``serialised``, ``single_flight``), which end with their transaction.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import socket
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.db import DatabaseError, connection, connections
+from django.utils import timezone
+
+from bots.persistence import leases as lease_rows
 from bots.persistence import locks
+
+log = logging.getLogger(__name__)
 
 LEASE_MATCH = 0x626F7473  # "bots": the first key of a match's advisory lock
 LEASE_VERSION = 0x76657273  # "vers": a version's validation
@@ -21,24 +40,87 @@ LEASE_BUILTIN = 0x6275696C  # "buil": creating the built-in bots (one key)
 LEASE_TURN = 0x7475726E  # "turn": a bot seat's move at a people's table (by game)
 
 
+class LeaseLost(Exception):
+    """A run's lease was taken over (its time ran out while the database was away): it
+    must not write what it has done."""
+
+
+class Held:
+    """A lease this run holds: its fencing token, renewed in the background until let go."""
+
+    def __init__(self, namespace: int, key: int, owner: str, token: int) -> None:
+        self.namespace, self.key, self.owner, self.token = namespace, key, owner, token
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew, name=f"lease-{key}", daemon=True)
+
+    def check(self) -> None:
+        """Within the transaction of a finishing write: raise LeaseLost unless this run
+        still holds the lease, and keep it so until the transaction ends."""
+        if not lease_rows.current(self.namespace, self.key, self.token):
+            raise LeaseLost(f"lease {self.namespace}:{self.key} #{self.token} taken over")
+
+    def _renew(self) -> None:
+        """Push the expiry on every third of LEASE_SECONDS; a database that is away is
+        tried again at the next turn, on a new connection."""
+        try:
+            while not self._stop.wait(settings.LEASE_SECONDS / 3):
+                try:
+                    if not lease_rows.renew(self.namespace, self.key, self.token, *_times()):
+                        log.warning("lease %s:%s taken over", self.namespace, self.key)
+                        return
+                except DatabaseError as error:
+                    log.warning("lease %s:%s not renewed (%s)", self.namespace, self.key, error)
+                    connection.close()
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    def _let_go(self) -> None:
+        self._stop.set()
+        self._renewer.join(timeout=10)
+        try:
+            lease_rows.release(self.namespace, self.key, self.token, timezone.now())
+        except DatabaseError:  # the database is away: the lease runs out by itself
+            log.warning("lease %s:%s left to run out", self.namespace, self.key)
+
+
+def _times() -> tuple[datetime, timedelta]:
+    return timezone.now(), timedelta(seconds=settings.LEASE_SECONDS)
+
+
 @contextmanager
-def lease(namespace: int, key: int) -> Iterator[bool]:
+def lease(namespace: int, key: int, run: str = "", tried: int = 0) -> Iterator[Held | None]:
     """Hold (``namespace``, ``key``) while the block runs, unless someone else holds it:
-    yields whether this run got it. Without PostgreSQL (SQLite for ``make run``, one worker
-    that runs one task at a time) there is nothing to hold, and every run gets it."""
-    if not locks.lock_try(namespace, key):
-        yield False
+    yields this run's ``Held`` (its fencing token), or None. The lease is a row: a
+    database restart does not drop it, as it would an advisory lock, so a second run
+    cannot start while the first one still works; a holder that died lets go after
+    LEASE_SECONDS.
+
+    The owner is ``run`` (a task's id, which its retries keep), its ``tried`` (the
+    task's retries) and this process: a retry takes the lease on from its earlier try at
+    once, even one that could not let go (the database was away), while a copy of the
+    task delivered twice finds it held (bots.persistence.leases.succeeds)."""
+    owner = f"{run or threading.get_ident()}#{tried}@{socket.gethostname()}:{os.getpid()}"
+    token = lease_rows.take(namespace, key, owner, *_times())
+    if token is None:
+        yield None
         return
+    held = Held(namespace, key, owner, token)
+    held._renewer.start()
     try:
-        yield True
+        yield held
     finally:
-        locks.lock_release(namespace, key)
+        held._let_go()
+
+
+def held_for(namespace: int, key: int) -> float:
+    """Seconds until the lease runs out if its holder stops renewing it (0: free)."""
+    expires = lease_rows.expires(namespace, key)
+    return 0.0 if expires is None else max(0.0, (expires - timezone.now()).total_seconds())
 
 
 def lease_free(namespace: int, key: int) -> bool:
     """Whether no one holds the lease just now (the sweep's test of idle work)."""
-    with lease(namespace, key) as held:
-        return held
+    return lease_rows.free(namespace, key, timezone.now())
 
 
 def serialised(namespace: int) -> None:

@@ -225,3 +225,24 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version} in {self.match}: {self.mu_before:.2f} -> {self.mu_after:.2f}"
+
+
+class Lease(models.Model):
+    """Who may run a piece of work just now (bots.leases): a row that survives a database
+    restart, unlike an advisory lock. ``token`` grows by one at every take-over (the
+    fencing token every finishing write checks); ``expires_at`` is pushed on while the
+    holder runs, so a holder that died lets go by itself."""
+
+    namespace = models.BigIntegerField()
+    key = models.BigIntegerField()
+    owner = models.CharField(max_length=120)
+    token = models.BigIntegerField(default=0)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["namespace", "key"], name="bots_lease_once"),
+        )
+
+    def __str__(self) -> str:
+        return f"lease {self.namespace}:{self.key} #{self.token} ({self.owner})"

@@ -21,6 +21,7 @@ from random import Random
 from typing import Any, NamedTuple, Protocol
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from bots import services, webhook
@@ -78,11 +79,19 @@ def run_match(match: Match) -> Match:
     return services.match_finish(match=match)
 
 
-def run_slice(match: Match, seconds: float) -> bool:
+def _unfenced() -> None:
+    return None
+
+
+def run_slice(match: Match, seconds: float, fence: Callable[[], None] = _unfenced) -> bool:
     """Play the match's unfinished games one after another, the next one only while less
     than ``seconds`` have passed (one at least); True once none is left, the match then
     aggregated and rated (exactly once). A slice bounds how long a match holds a worker:
-    a restart or a deploy costs at most the game it was playing."""
+    a restart or a deploy costs at most the game it was playing.
+
+    ``fence`` runs inside the transaction of each finishing write (a game played in
+    memory, the match's result): bots.leases' ``Held.check``, which raises LeaseLost
+    once another run has taken the match over, so this one writes nothing more."""
     began = time.monotonic()
     seatings = game_rows.match_seatings(match.pk)
     played = False
@@ -91,9 +100,11 @@ def run_slice(match: Match, seconds: float) -> bool:
             continue
         if played and time.monotonic() - began >= seconds:
             return False
-        _run(match, game, seatings[game.pk])
+        _run(match, game, seatings[game.pk], fence)
         played = True
-    services.match_finish(match=match)
+    with transaction.atomic():
+        fence()
+        services.match_finish(match=match)
     return True
 
 
@@ -131,12 +142,14 @@ def run_game(match: Match, game: Game) -> Game:
     return _run(match, game, game_rows.game_seatings(game.pk))
 
 
-def _run(match: Match, game: Game, seatings: dict[int, Seating]) -> Game:
+def _run(
+    match: Match, game: Game, seatings: dict[int, Seating], fence: Callable[[], None] = _unfenced
+) -> Game:
     """Play one game, read just now, to its end (or resume it)."""
     if game.status != Game.Status.ACTIVE:
         return game
     if _all_in_process(game, seatings):
-        return _run_in_memory(match, [game], {game.pk: seatings})[0]
+        return _run_in_memory(match, [game], {game.pk: seatings}, fence)[0]
     while True:
         game.refresh_from_db()
         if game.status != Game.Status.ACTIVE:
@@ -154,12 +167,17 @@ def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
 
 
 def _run_in_memory(
-    match: Match, games: list[Game], seatings: dict[int, dict[int, Seating]]
+    match: Match,
+    games: list[Game],
+    seatings: dict[int, dict[int, Seating]],
+    fence: Callable[[], None] = _unfenced,
 ) -> list[Game]:
     """Every seat of these games is decided here: each game is played whole, then all are
-    written at once (games.services.actions_record_all)."""
+    written at once (games.services.actions_record_all), ``fence`` checked first."""
     plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
-    return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN)
+    with transaction.atomic():
+        fence()
+        return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN)
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:

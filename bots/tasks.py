@@ -19,6 +19,7 @@ from cya_site import dispatch, metrics
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
 SLICED = "sliced"  # a slice of a match played; the rest is sent as a new task
+HELD = "held elsewhere"  # another run holds the match; sent again for when it runs out
 
 
 @shared_task(
@@ -38,36 +39,51 @@ def play_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     while the first still runs finds the match held and leaves it.
     """
     try:
-        outcome = _play(match_id, attempt=self.request.retries == 0)
+        outcome = _play(match_id, run=self.request.id or "", tried=self.request.retries)
     except dispatch.TRANSIENT as error:
         log.warning("match %s: %s; retrying", match_id, error)
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
     if outcome == SLICED:  # behind the batch work sent meanwhile, never ahead of it
         dispatch.send(play_match, (match_id,))
+    elif outcome == HELD:  # come back when it would run out: its holder may have died
+        wait = leases.held_for(leases.LEASE_MATCH, match_id)
+        dispatch.send(play_match, (match_id,), countdown=wait + 1)
     return outcome
 
 
-def _play(match_id: int, *, attempt: bool) -> str:
-    with leases.lease(leases.LEASE_MATCH, match_id) as held:
-        if not held:
-            return "held elsewhere"
-        match = services.match_claim(match_id=match_id, attempt=attempt)
-        if match is None:
-            return "already ended"
-        if match.attempts > MAX_ATTEMPTS:
-            services.match_void(match=match, reason=f"gave up after {MAX_ATTEMPTS} attempts")
-            return "voided"
+def _play(match_id: int, *, run: str, tried: int) -> str:
+    with leases.lease(leases.LEASE_MATCH, match_id, run, tried) as held:
+        if held is None:
+            return HELD
+        log.info("match %s: run %s start", match_id, held.token)
         try:
-            if not runner.run_slice(match, settings.MATCH_SLICE_SECONDS):
-                services.match_attempt_refund(match_id=match_id)
-                return SLICED
-        except dispatch.TRANSIENT:
-            raise  # an outage is no fault of the match: retried, never voided
-        except Exception as error:  # a platform fault: never rate what it touched
-            log.exception("match %s voided", match_id)
-            services.match_void(match=match, reason=f"{type(error).__name__}: {error}")
-            return "voided"
-        return "finished"
+            return _slice(match_id, held, attempt=tried == 0)
+        finally:
+            log.info("match %s: run %s end", match_id, held.token)
+
+
+def _slice(match_id: int, held: leases.Held, *, attempt: bool) -> str:
+    match = services.match_claim(match_id=match_id, attempt=attempt)
+    if match is None:
+        return "already ended"
+    if match.attempts > MAX_ATTEMPTS:
+        services.match_void(match=match, reason=f"gave up after {MAX_ATTEMPTS} attempts")
+        return "voided"
+    try:
+        if not runner.run_slice(match, settings.MATCH_SLICE_SECONDS, held.check):
+            services.match_attempt_refund(match_id=match_id)
+            return SLICED
+    except dispatch.TRANSIENT:
+        raise  # an outage is no fault of the match: retried, never voided
+    except leases.LeaseLost:  # cut off and taken over: the other run plays it
+        log.warning("match %s: lease %s lost, stopping", match_id, held.token)
+        services.match_attempt_refund(match_id=match_id)
+        return "lease lost"
+    except Exception as error:  # a platform fault: never rate what it touched
+        log.exception("match %s voided", match_id)
+        services.match_void(match=match, reason=f"{type(error).__name__}: {error}")
+        return "voided"
+    return "finished"
 
 
 @shared_task(
@@ -81,8 +97,9 @@ def _play(match_id: int, *, attempt: bool) -> str:
 def validate_version(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
     """Handshake and one validation game at a full table before a version is ranked."""
     try:
-        with leases.lease(leases.LEASE_VERSION, version_id) as held:
-            if not held:
+        run, tried = self.request.id or "", self.request.retries
+        with leases.lease(leases.LEASE_VERSION, version_id, run, tried) as held:
+            if held is None:
                 return "held elsewhere"
             version = BotVersion.objects.select_related("bot").get(pk=version_id)
             # VALIDATING too: a redelivery after the worker died mid-validation finishes it
@@ -113,8 +130,11 @@ def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyp
     """A bot seat's move at a people's table (bots.tables), if it is still its turn at
     ``version``; a second delivery finds the move made, or the game held, and leaves."""
     try:
-        with leases.lease(leases.LEASE_TURN, game_id) as held:
-            if not held:
+        lease = leases.lease(
+            leases.LEASE_TURN, game_id, self.request.id or "", self.request.retries
+        )
+        with lease as held:
+            if held is None:
                 return "held elsewhere"
             return runner.play_turn(game_id, version)
     except dispatch.TRANSIENT as error:

@@ -39,6 +39,7 @@ TASK_CLASSES: Mapping[str, str] = {
     "tournaments.play_round": BATCH,
     "tournaments.round_finished": BATCH,
     "tournaments.take_result": BATCH,
+    "tournaments.rate_online_game": BATCH,
     "tournaments.sync_results": BATCH,
     "tournaments.deliver": OUTBOUND,
 }

@@ -62,11 +62,18 @@ def bind(request_id: str) -> Callable[[], None]:
     return lambda: _current.reset(token)
 
 
+# The name of the catch-all routes (cya_site.urls) that answer 404 for any other path.
+NOT_FOUND = "not-found"
+
+
 def route_of(request: HttpRequest) -> str:
     """The URL pattern the request matched (``api/v1/games/<id:pk>/``), never its path:
-    ids in paths would make a label per game. "unmatched" when no pattern matched."""
+    ids in paths would make a label per game. "unmatched" when no pattern of the site's
+    matched (the catch-all 404 routes included)."""
     match = request.resolver_match
-    return match.route if match is not None and match.route else "unmatched"
+    if match is None or not match.route or match.url_name == NOT_FOUND:
+        return "unmatched"
+    return match.route
 
 
 def _user_of(request: HttpRequest) -> int | None:

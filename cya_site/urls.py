@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from cya_site import errors, views
 from cya_site import schema as _schema  # noqa: F401 - registers the OpenAPI extensions
 from cya_site.bench import BenchReadWriteView
+from cya_site.tracing import NOT_FOUND
 
 # The admin's index leads with the operator's summary (cya_site.status), as manage.py status.
 admin.site.index_template = "cya/admin/index.html"
@@ -42,9 +43,9 @@ urlpatterns = [
         else []
     ),
     # Last: any other /api/ path is a JSON 404, also with DEBUG on.
-    re_path(r"^api/", errors.api_not_found),
+    re_path(r"^api/", errors.api_not_found, name=NOT_FOUND),
     # and any other path is the site's 404 page, also with DEBUG on (never the technical one)
-    re_path(r"^(?!static/)", errors.page_not_found),
+    re_path(r"^(?!static/)", errors.page_not_found, name=NOT_FOUND),
 ]
 
 handler400 = errors.bad_request

@@ -9,13 +9,13 @@ from django.contrib.auth import logout, update_session_auth_hash
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts import lifecycle
 from accounts.api.serializers import UserSerializer
-from accounts.api.views import _user
 from accounts.models import ApiToken, User
 from cya_site.serializers import StrictInputSerializer
 from cya_site.viewsets import ApiViewSet
@@ -55,6 +55,14 @@ class AcceptedSerializer(serializers.Serializer[Any]):
 
 
 _SENT = "If the address is right, a link is on its way."
+
+
+def _user(request: Request) -> User:
+    """The authenticated user (the permission classes ran before this is called)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise NotAuthenticated
+    return user
 
 
 class AccountViewSet(ApiViewSet[User]):

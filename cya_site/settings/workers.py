@@ -49,6 +49,10 @@ SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 30, minimum=1)
 RESULTS_SWEEP_HOURS = env_int("RESULTS_SWEEP_HOURS", 24, minimum=1)
 SWEEP_AFTER_SECONDS = env_int("SWEEP_AFTER_SECONDS", 120, minimum=1)
 SWEEP_BATCH = env_int("SWEEP_BATCH", 100, minimum=1)
+# A run (a match's slice, a validation, a bot turn) holds its work's lease (bots.leases)
+# for this long, renewed every third of it while it runs: a worker that died lets go this
+# long after its last renewal, and a database restart shorter than it costs nothing.
+LEASE_SECONDS = env_int("LEASE_SECONDS", 30, minimum=3)
 CELERY_BEAT_SCHEDULE = {
     "ladder": {"task": "bots.schedule_ladder", "schedule": float(LADDER_EVERY_SECONDS)},
     "results": {"task": "tournaments.sync_results", "schedule": float(SWEEP_EVERY_SECONDS)},

@@ -106,7 +106,7 @@ def test_the_api_confirms_an_address_with_the_links_token(
     confirmed = api.post("/api/v1/account/email/confirm/", {"token": token.group(1)})
 
     assert asked.status_code == 202
-    assert forged.status_code == 400
+    assert forged.status_code == 422
     assert forged.json()["code"] == "link_invalid"
     assert confirmed.status_code == 204
     alice.refresh_from_db()
@@ -182,7 +182,7 @@ def test_nobody_registers_under_the_deleted_prefix(api: APIClient) -> None:
         "/api/v1/auth/register/", {"username": "deleted-player-1", "password": NEW_PASSWORD}
     )
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "username_invalid"
 
 

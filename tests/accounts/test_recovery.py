@@ -110,10 +110,10 @@ def test_the_api_resets_a_password_with_the_links_uid_and_token(
         {"uid": uid, "token": token, "password": NEW_PASSWORD + "!"},
     )
 
-    assert weak.status_code == 400
+    assert weak.status_code == 422
     assert weak.json()["code"] == "weak_password"
     assert done.status_code == 204
-    assert reused.status_code == 400
+    assert reused.status_code == 422
     assert reused.json()["code"] == "link_invalid"
     alice.refresh_from_db()
     assert alice.check_password(NEW_PASSWORD)
@@ -136,7 +136,7 @@ def test_a_forged_reset_token_is_refused(api: APIClient, alice: User) -> None:
         {"uid": "MQ", "token": "abc-def", "password": NEW_PASSWORD},
     )
 
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert response.json()["code"] == "link_invalid"
     alice.refresh_from_db()
     assert alice.check_password(DEFAULT_PASSWORD)

@@ -108,11 +108,30 @@ def play_to_the_end(game: Game, person: User) -> Game:
 
 
 @contextmanager
-def held_elsewhere(namespace: int, key: int) -> Iterator[None]:
-    """The lease held by another session, as a live worker would hold it."""
+def advisory_held_elsewhere(namespace: int, key: int) -> Iterator[None]:
+    """The advisory lock held by another session (what ``single_flight`` meets)."""
     with psycopg.connect(_test_database_url(), autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s::int4, %s::int4)", [namespace, key])
         yield
         # let go before closing: a closed connection's server process ends (and drops
         # its locks) a moment after the client has gone on
         other.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", [namespace, key])
+
+
+@contextmanager
+def held_elsewhere(namespace: int, key: int) -> Iterator[None]:
+    """The lease held by another run, as a live worker would hold it: its row, committed
+    from another connection, with an expiry an hour away; run out afterwards."""
+    with psycopg.connect(_test_database_url(), autocommit=True) as other:
+        other.execute(
+            "INSERT INTO bots_lease (namespace, key, owner, token, expires_at)"
+            " VALUES (%s, %s, 'elsewhere', 1, now() + interval '1 hour')"
+            " ON CONFLICT (namespace, key) DO UPDATE SET owner = 'elsewhere',"
+            " token = bots_lease.token + 1, expires_at = EXCLUDED.expires_at",
+            [namespace, key],
+        )
+        yield
+        other.execute(
+            "UPDATE bots_lease SET expires_at = now() WHERE namespace = %s AND key = %s",
+            [namespace, key],
+        )

@@ -16,9 +16,10 @@ from django.db.models import Model
 from django.utils import timezone
 
 from accounts.models import User
-from bots import persistence, ratings, runner, services
+from bots import leases, persistence, ratings, runner, services
 from bots.models import BotVersion, Match, MatchEntry, MatchGame, RatingChange, SeatControl
 from bots.persistence import games as game_rows
+from bots.persistence import leases as lease_rows
 from bots.persistence import locks
 from bots.persistence import matches as match_rows
 from bots.persistence.games import Seating
@@ -27,7 +28,12 @@ from bots.validation import builtin_versions
 from games import services as game_services
 from games.models import Game, Seat
 from tests.bots.bot_servers import api_client_version, builtin_version
-from tests.bots.checks import assert_finished_once, held_elsewhere, quick
+from tests.bots.checks import (
+    advisory_held_elsewhere,
+    assert_finished_once,
+    held_elsewhere,
+    quick,
+)
 from tests.bots.conftest import ORM
 
 SEED = 31
@@ -269,23 +275,60 @@ def test_a_game_of_no_match_has_no_seatings(seam_path: str, alice: User, bob: Us
     assert game_rows.game_seatings(game.pk) == {}
 
 
-# --- advisory locks ----------------------------------------------------------------------------
+# --- leases and advisory locks ---------------------------------------------------------------
 
 
-def test_a_lock_held_by_another_session_is_refused_on_postgresql_and_granted_without_it(
-    seam_path: str, db: None
+def test_a_lease_is_taken_once_renewed_by_its_token_and_taken_over_once_run_out(
+    db: None,
 ) -> None:
-    with held_elsewhere(NAMESPACE, 7):
-        taken = locks.lock_try(NAMESPACE, 7)
-        assert taken is (seam_path == ORM)
-    assert locks.lock_try(NAMESPACE, 7)  # let go elsewhere: free
-    locks.lock_release(NAMESPACE, 7)
+    now, ttl = timezone.now(), timedelta(seconds=30)
+
+    first = lease_rows.take(NAMESPACE, 7, "one", now, ttl)
+    refused = lease_rows.take(NAMESPACE, 7, "two", now + timedelta(seconds=10), ttl)
+    renewed = lease_rows.renew(NAMESPACE, 7, 1, now + timedelta(seconds=20), ttl)
+    still_held = lease_rows.take(NAMESPACE, 7, "two", now + timedelta(seconds=40), ttl)
+    taken_over = lease_rows.take(NAMESPACE, 7, "two", now + timedelta(seconds=60), ttl)
+
+    assert (first, refused, renewed, still_held, taken_over) == (1, None, True, None, 2)
+    assert not lease_rows.renew(NAMESPACE, 7, 1, now + timedelta(seconds=61), ttl)  # fenced
+    with transaction.atomic():
+        assert lease_rows.current(NAMESPACE, 7, 2)
+        assert not lease_rows.current(NAMESPACE, 7, 1)
+
+
+def test_a_later_try_of_a_run_takes_its_lease_over_and_a_second_copy_does_not() -> None:
+    holder = "task-1#0@host:100"
+
+    assert lease_rows.succeeds("task-1#1@host:200", holder)  # the retry, anywhere
+    assert not lease_rows.succeeds("task-1#0@host:200", holder)  # delivered twice
+    assert not lease_rows.succeeds("task-2#1@host:100", holder)  # another run
+    assert lease_rows.succeeds(holder, holder)
+
+
+def test_a_lease_held_by_another_run_is_refused_until_it_lets_go(transactional_db: None) -> None:
+    # committed statements: a refused take must not keep the other run's row locked
+    with held_elsewhere(NAMESPACE, 8), leases.lease(NAMESPACE, 8) as held:
+        assert held is None
+    with leases.lease(NAMESPACE, 8) as held:
+        assert held is not None
+        assert not leases.lease_free(NAMESPACE, 8)
+    assert leases.lease_free(NAMESPACE, 8)
+
+
+def test_a_run_whose_lease_was_taken_over_fails_its_check(db: None) -> None:
+    with leases.lease(NAMESPACE, 9) as held:
+        assert held is not None
+        held.check()  # still its own
+        lease_rows.bump(NAMESPACE, 9)  # another run took it over
+
+        with pytest.raises(leases.LeaseLost), transaction.atomic():
+            held.check()
 
 
 def test_a_transaction_lock_held_elsewhere_is_refused_on_postgresql_and_granted_without_it(
     seam_path: str, db: None
 ) -> None:
-    with held_elsewhere(NAMESPACE, 0), transaction.atomic():
+    with advisory_held_elsewhere(NAMESPACE, 0), transaction.atomic():
         assert locks.transaction_lock_try(NAMESPACE) is (seam_path == ORM)
     with transaction.atomic():
         assert locks.transaction_lock_try(NAMESPACE)

@@ -128,6 +128,8 @@ def start_worker(queue: str, name: str, log: IO[str]) -> subprocess.Popen[bytes]
         "REDIS_URL": settings.REDIS_URL,
         "CYA_TEST_QUEUE": queue,
         "CYA_TEST_VISIBILITY_TIMEOUT": "2",
+        # a killed worker's lease runs out this soon (bots.leases), not in 30 s
+        "LEASE_SECONDS": "5",
     }
     command = [
         sys.executable,

@@ -20,26 +20,17 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.faults.platform import Platform, platform_on, prepare
-from tests.faults.servers import PostgresCluster, RedisServer, running_postgres, running_redis
+from tests.faults.conftest import Servers
+from tests.faults.platform import Platform, platform_on
 
 pytestmark = pytest.mark.faults
 
 BACK_WITHIN_SECONDS = 5.0
-Servers = tuple[PostgresCluster, RedisServer, Path]
-
-
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    var_dir = tmp_path_factory.mktemp("var")
-    with running_postgres() as postgres, running_redis() as redis_server:
-        prepare(postgres, var_dir)
-        yield postgres, redis_server, var_dir
 
 
 @pytest.fixture
-def platform(servers: Servers, tmp_path: Path) -> Iterator[Platform]:
-    postgres, redis_server, var_dir = servers
+def platform(platform_servers: Servers, tmp_path: Path) -> Iterator[Platform]:
+    postgres, redis_server, var_dir = platform_servers
     with platform_on(postgres, redis_server, var_dir, tmp_path) as running_platform:
         running_platform.overrides.update(
             SWEEP_AFTER_SECONDS="600",  # the sweep is not what brings the turn back

@@ -391,6 +391,10 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
         "night-desk", "night-clock", "league-change-settings",
+        # public reads and one's own queue: their permissions are tested beside them
+        # (tests/tournaments/test_players.py, test_quickplay.py)
+        "player-detail", "player-head-to-head", "member-profile",
+        "quick-pairing-list", "quick-pairing-mine", "quick-pairing-leave",
     }  # fmt: skip
     assert routes == covered
 

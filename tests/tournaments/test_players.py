@@ -106,6 +106,7 @@ def test_the_api_twin_answers_the_same_profile(api: APIClient, alice: User, bob:
     body = api.get("/api/v1/players/alice/").json()
     versus = api.get("/api/v1/players/alice/head-to-head/", {"vs": "bob"}).json()
     unknown = api.get("/api/v1/players/nobody/")
+    unknown_vs = api.get("/api/v1/players/alice/head-to-head/", {"vs": "nobody"})
 
     assert body["name"] == "alice"
     (online,) = body["ratings"]
@@ -115,8 +116,10 @@ def test_the_api_twin_answers_the_same_profile(api: APIClient, alice: User, bob:
     assert body["online_games"][0]["opponents"] == ["bob"]
     assert body["stats"]["wins"] == 1
     assert (versus["games"], versus["wins"], versus["losses"]) == (1, 1, 0)
-    assert unknown.status_code == 400
-    assert unknown.json()["code"] == "no_such_user"
+    assert unknown.status_code == 404
+    assert unknown.json()["code"] == "not_found"
+    assert unknown_vs.status_code == 422
+    assert unknown_vs.json()["code"] == "no_such_user"
 
 
 def test_a_roster_guest_has_a_page_of_their_club_games(

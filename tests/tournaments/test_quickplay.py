@@ -137,3 +137,13 @@ def test_the_page_joins_and_refuses_a_wait_not_offered(client: Client, alice: Us
     assert joined.status_code == 302
     assert "Looking for a table of 2" in text(waiting.content)
     assert client.get("/play/quick/", HTTP_HX_REQUEST="true").status_code == 200
+
+
+def test_the_queue_is_for_signed_in_people(api: APIClient) -> None:
+    for response in (
+        api.post("/api/v1/quick-pairing/", {"seats": 2}, format="json"),
+        api.get("/api/v1/quick-pairing/mine/"),
+        api.post("/api/v1/quick-pairing/leave/"),
+    ):
+        assert response.status_code == 401
+        assert response.json()["code"] == "not_authenticated"

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -306,6 +307,36 @@ def test_a_game_counts_from_the_moment_its_last_round_is_confirmed(
 # --- one competitor's games -------------------------------------------------------------
 
 
+def test_a_league_is_run_by_its_creator_and_the_organisers_added(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    league = club.season.league
+    league.organisers.add(alice)
+
+    assert selectors.league_organiser_ids(league) == {olga.pk, alice.pk}
+    assert selectors.is_organiser(club.competition, alice)
+    assert not selectors.is_organiser(club.competition, bob)
+    assert not selectors.is_league_organiser(league, AnonymousUser())
+
+
+def test_a_player_who_won_nothing_stands_at_zero_in_every_column(club: Club, olga: User) -> None:
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 0])
+
+    bob = rows(club)["Bob"]
+
+    assert bob["games"] == 1
+    assert [bob[k] for k in ("points", "placement", "dsi", "rounds_won", "best_dsi")] == [0] * 5
+    assert (bob["wins"], bob["dollars"]) == (0, 0)
+    carol = rows(club)["Carol"]  # no game yet
+    assert [carol[k] for k in ("games", "points", "placement", "dsi", "best_dsi")] == [0] * 5
+
+
+def test_standings_give_their_averages_to_four_decimals(club: Club, olga: User) -> None:
+    settled_game(club, olga, ["Alice", "Bob", "Carol", "Dora"], [400_000, 300_000, 0, 0])
+
+    assert rows(club)["Bob"]["points"] == 0.6667  # second of four: 2/3 of a win
+
+
 def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
     club: Club, olga: User
 ) -> None:
@@ -380,6 +411,8 @@ def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olg
     later = dt.datetime(2030, 3, 3, 21, 0, tzinfo=dt.UTC)
     with time_machine.travel(later, tick=False):  # two changes at the same moment
         settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
+    with time_machine.travel(dt.datetime(2020, 1, 7, tzinfo=dt.UTC), tick=False):
+        settled_game(club, olga, ["Carol", "Dora"], [200_000, 100_000])  # written last, dated first
     before = list(ChangeLog.objects.filter(competition=club.competition).order_by("id"))
 
     log = list(selectors.change_log(club.competition))

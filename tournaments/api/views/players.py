@@ -6,10 +6,12 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from cya_site.errors import DomainError
 from cya_site.viewsets import ApiViewSet
 from tournaments import players
 from tournaments.api.serializers.players import (
@@ -21,6 +23,14 @@ from tournaments.models import Member
 from tournaments.players import Player
 
 NAME = OpenApiParameter("name", str, OpenApiParameter.PATH, description="A username, any case")
+
+
+def _named(name: str) -> Player:
+    """The player a path names: a name nobody has is no resource (404 ``not_found``)."""
+    try:
+        return players.player_named(name)
+    except DomainError:
+        raise NotFound from None
 
 
 def profile(player: Player) -> dict[str, Any]:
@@ -38,8 +48,8 @@ def profile(player: Player) -> dict[str, Any]:
 
 
 class PlayerViewSet(ApiViewSet[Member]):
-    """Players by username (``no_such_user`` for a name nobody has): history, ratings with
-    each change explained, statistics, and head-to-head. Public."""
+    """Players by username (404 for a name nobody has): history, ratings with each change
+    explained, statistics, and head-to-head. Public."""
 
     serializer_class = PlayerProfileSerializer
     permission_classes = (AllowAny,)
@@ -49,7 +59,7 @@ class PlayerViewSet(ApiViewSet[Member]):
     @extend_schema(parameters=[NAME], responses={200: PlayerProfileSerializer})
     def retrieve(self, request: Request, name: str) -> Response:
         """A player's profile: ratings (online and per league), statistics, games."""
-        return Response(PlayerProfileSerializer(profile(players.player_named(name))).data)
+        return Response(PlayerProfileSerializer(profile(_named(name))).data)
 
     @extend_schema(
         parameters=[NAME, HeadToHeadQuerySerializer], responses={200: HeadToHeadSerializer}
@@ -63,5 +73,5 @@ class PlayerViewSet(ApiViewSet[Member]):
     def head_to_head(self, request: Request, name: str) -> Response:
         """The player's record against ``vs``: games together, finished above, below, level."""
         query = self.query_valid()
-        record = players.versus(players.player_named(name), players.player_named(query["vs"]))
+        record = players.versus(_named(name), players.player_named(query["vs"]))
         return Response(HeadToHeadSerializer(record).data)

@@ -1,0 +1,164 @@
+"""The clients of benchmarks/live.py (run that, not this): people playing their tables
+through the API, and the crowd, anonymous spectator streams and long-polls from a
+process of their own, with a probe of /healthz, while the people play."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import subprocess
+import threading
+import time
+from typing import Any
+
+import httpx
+
+
+class Person:
+    """One person at a table of three built-ins, through the API: the long-poll on
+    uvicorn, the decision and the action on gunicorn."""
+
+    def __init__(self, web: str, waits: str, token: str) -> None:
+        headers = {"Authorization": f"Bearer {token}"}
+        self.web = httpx.Client(base_url=web, headers=headers, timeout=60)
+        self.waits = httpx.Client(base_url=waits, headers=headers, timeout=60)
+        self.actions_ms: list[float] = []
+        self.game = 0
+
+    def open(self) -> int:
+        bots = [{"seat": n, "strategy": s} for n, s in ((1, "greedy"), (2, "shark"), (3, "random"))]
+        table = {"preset": "2021", "seats": 4, "options": {"ending": "quick"}, "bots": bots}
+        created = self.web.post("/api/v1/games/", json=table)
+        created.raise_for_status()
+        self.game = int(created.json()["id"])
+        return self.game
+
+    def play(self) -> None:
+        version = 0  # at once: the table has moved past its deal, or it is my turn
+        while True:
+            answer = self.waits.get(
+                f"/api/v1/games/{self.game}/wait/", params={"after": version, "timeout": 25}
+            )
+            answer.raise_for_status()
+            waited = answer.json()
+            if waited["status"] != "active":
+                return
+            version = waited["version"]
+            if not waited["your_turn"]:
+                continue
+            decision = self.web.get(f"/api/v1/games/{self.game}/decision/").json()["decision"]
+            action = {"action": decision["legal_actions"][0], "version": decision["version"]}
+            began = time.perf_counter()
+            answer = self.web.post(f"/api/v1/games/{self.game}/actions/", json=action)
+            self.actions_ms.append((time.perf_counter() - began) * 1000)
+            answer.raise_for_status()
+
+
+def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], list[float]]:
+    """Every person opens a table and plays it to its end; the games and action times."""
+    people = [Person(web, waits, token) for token in tokens]
+    games = [person.open() for person in people]
+    threads = [threading.Thread(target=person.play) for person in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return games, [ms for person in people for ms in person.actions_ms]
+
+
+def crowd(waits: str, games: list[int], streams: int, polls: int, ready: Any, done: Any) -> None:
+    """In a process of its own: ``streams`` spectator streams and ``polls`` long-polls,
+    anonymous, spread over ``games``, until ``done``; ``ready`` once all are connected."""
+
+    async def stream(client: httpx.AsyncClient, game: int, opened: list[int]) -> None:
+        async with client.stream("GET", f"/api/v1/games/{game}/stream/") as response:
+            opened.append(response.status_code)
+            async for _ in response.aiter_lines():
+                pass
+
+    async def poll(client: httpx.AsyncClient, game: int, opened: list[int]) -> None:
+        version, first = 0, True
+        while not done.is_set():
+            answer = await client.get(
+                f"/api/v1/games/{game}/wait/", params={"after": version, "timeout": 25}
+            )
+            if first:
+                opened.append(answer.status_code)
+                first = False
+            body = answer.json()
+            version = body.get("version", version)
+            if body.get("status") != "active":
+                await asyncio.sleep(25)
+
+    async def main() -> None:
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+        async with httpx.AsyncClient(base_url=waits, timeout=60, limits=limits) as client:
+            opened: list[int] = []
+            tasks = [asyncio.create_task(stream(client, games[i % len(games)], opened))
+                     for i in range(streams)]  # fmt: skip
+            tasks += [asyncio.create_task(poll(client, games[i % len(games)], opened))
+                      for i in range(polls)]  # fmt: skip
+            while len(opened) < streams + polls and not done.is_set():
+                await asyncio.sleep(0.2)
+            refused = [status for status in opened if status != 200]
+            ready.put((len(opened), len(refused)))
+            while not done.is_set():
+                await asyncio.sleep(0.2)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def probe(url: str, stopped: threading.Event, seen: list[float]) -> None:
+    with httpx.Client(timeout=10) as client:
+        while not stopped.is_set():
+            began = time.perf_counter()
+            client.get(url).raise_for_status()
+            seen.append((time.perf_counter() - began) * 1000)
+            time.sleep(0.05)
+
+
+def rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def crowd_phase(
+    args: argparse.Namespace,
+    url: str,
+    web: str,
+    waits: str,
+    tokens: list[str],
+    processes: list[subprocess.Popen[bytes]],
+) -> tuple[list[float], list[float], int, int, float]:
+    """The third set of tables, with the crowd on them and the probe on /healthz."""
+    people = [Person(web, waits, token) for token in tokens]
+    games = [person.open() for person in people]
+    uvicorn = processes[1].pid
+    before = rss_kb(uvicorn)
+    context = multiprocessing.get_context("spawn")
+    ready, done = context.Queue(), context.Event()
+    spectators = context.Process(
+        target=crowd, args=(waits, games, args.streams, args.waits, ready, done)
+    )
+    spectators.start()
+    opened, refused = ready.get(timeout=300)
+    time.sleep(2)  # settled
+    kb = (rss_kb(uvicorn) - before) / max(opened, 1)
+    stopped, healthz = threading.Event(), []  # type: ignore[var-annotated]
+    prober = threading.Thread(target=probe, args=(f"{web}/healthz", stopped, healthz))
+    prober.start()
+    threads = [threading.Thread(target=person.play) for person in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stopped.set()
+    prober.join()
+    done.set()
+    spectators.join(timeout=60)
+    actions = [ms for person in people for ms in person.actions_ms]
+    return healthz, actions, opened, refused, kb

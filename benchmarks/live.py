@@ -1,0 +1,289 @@
+"""People's moves while the platform is busy: bot turns behind a saturated ladder, and a crowd.
+
+    python benchmarks/live.py [--tables 8] [--streams 1000] [--waits 200]
+
+Needs PostgreSQL and Redis (``DATABASE_URL``'s server, default the local one, and
+``REDIS_URL``). It recreates a database ``cya_live_bench``, migrates it, and starts the
+documented production process set on 127.0.0.1 (README "Deployment"): gunicorn (WSGI),
+uvicorn (ASGI, the waits), a worker on ``interactive``, a niced worker on ``batch``, a
+worker on ``outbound`` and beat, on queues of its own (``CELERY_QUEUE_PREFIX``). One run,
+three sets of ``--tables`` people's tables (a seat played by this script through the API,
+three built-in bots, the quick ending), each played to its end:
+
+1. idle: the ladder stopped;
+2. busy: entered bots (the search player ``ismcts`` among them) on a ladder of more
+   tables than the batch worker has processes, keeping it busy the whole time;
+3. crowd: the ladder busy as in 2, and ``--streams`` anonymous spectator streams and
+   ``--waits`` anonymous long-polls open on the live tables, from another process, while
+   a probe GETs ``/healthz`` on gunicorn every 50 ms.
+
+A bot turn's delay runs from when it was due (the move before it, plus
+``BOT_MOVE_DELAY_MS``) to the bot's action, both read from the game's log. The person
+learns of each turn through the long-poll on uvicorn and POSTs the action on gunicorn;
+the action's latency is that POST's. Memory per open stream is uvicorn's resident set
+growth over the crowd's connections (streams and long-polls alike).
+
+Targets (issue 25): bot_turn_p99_ms <= 1000 busy, busy/idle p99 ratio <= 1.5; with the crowd
+connected, healthz_p99_ms <= 100 and the people's action p99 <= 2x the idle one;
+kb_per_stream <= 64. The last line is read by tools (one line, here in two):
+``bot_turn_p99_ms=… bot_turn_busy_idle_ratio=… streams=… waits=… healthz_p99_ms=…``
+`` action_p99_ratio=… kb_per_stream=…``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._live_clients import crowd_phase, play_tables  # noqa: E402 - after sys.path
+from benchmarks.api import free_port, percentile  # noqa: E402 - after sys.path
+
+BENCH_DB = "cya_live_bench"
+BOT_MOVE_DELAY_MS = 800
+# entered bots: enough for three ladder matches at once (a version plays one at a time),
+# more than the batch worker's two processes take
+LADDER_BOTS = ("ismcts", "ismcts", "ismcts", "ismcts", "shark", "greedy", "random", "shark")
+
+
+def database_url() -> str:
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        sys.exit("benchmarks/live.py needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
+    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+
+
+def recreate(url: str) -> None:
+    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+
+
+# --- set-up (not timed) --------------------------------------------------------------------
+
+
+def seed(env: dict[str, str], people: int) -> dict[str, Any]:
+    """Migrate; the people and their tokens; the ladder's entered bots, switched off."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from accounts.models import User
+    from accounts.services import token_create
+    from bots import services
+    from bots.models import Bot, BotVersion
+    from bots.validation import SEATABLE_BUILTINS, builtin_versions
+
+    builtin_versions(SEATABLE_BUILTINS)
+    for i, strategy in enumerate(LADDER_BOTS):
+        owner = User.objects.create_user(f"live-owner-{i}", is_staff=True)
+        bot = services.bot_create(owner=owner, name=f"live-{strategy}-{i}", kind=Bot.Kind.BUILTIN)
+        BotVersion.objects.create(
+            bot=bot, number=1, strategy=strategy, status=BotVersion.Status.READY
+        )
+    Bot.objects.update(is_active=False)  # phase 1: the ladder stopped
+    tokens = [token_create(user=User.objects.create_user(f"live-{n}"), name="live")[1]
+              for n in range(people)]  # fmt: skip
+    from django.db import connections
+
+    connections.close_all()
+    return {"tokens": tokens}
+
+
+def ladder(url: str, on: bool) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE bots_bot SET is_active = %s WHERE name LIKE 'live-%%'", [on])
+
+
+def start(env: dict[str, str], web: int, waits: int, prefix: str) -> list[subprocess.Popen[bytes]]:
+    """The documented process set (README, "Deployment")."""
+    celery = [sys.executable, "-m", "celery", "--app", "cya_site"]
+    node = uuid.uuid4().hex[:6]
+    commands = [
+        [sys.executable, "-m", "gunicorn", "cya_site.wsgi", "--bind", f"127.0.0.1:{web}",
+         "--workers", "4", "--threads", "2", "--log-level", "warning", "--keep-alive", "300"],
+        [sys.executable, "-m", "uvicorn", "cya_site.asgi:application", "--host", "127.0.0.1",
+         "--port", str(waits), "--log-level", "warning", "--no-access-log"],
+        [*celery, "worker", "--queues", f"{prefix}interactive", "--concurrency", "2",
+         "--hostname", f"interactive-{node}@%h", "--loglevel", "WARNING"],
+        ["nice", "-n", "10", *celery, "worker", "--queues", f"{prefix}batch", "--concurrency",
+         "2", "--hostname", f"batch-{node}@%h", "--loglevel", "WARNING"],
+        [*celery, "worker", "--queues", f"{prefix}outbound", "--concurrency", "1",
+         "--hostname", f"outbound-{node}@%h", "--loglevel", "WARNING"],
+        [*celery, "beat", "--schedule", f"/tmp/{BENCH_DB}-beat-{node}", "--loglevel", "WARNING"],
+    ]  # fmt: skip
+    processes = [subprocess.Popen(c, cwd=ROOT, env=env, start_new_session=True) for c in commands]
+    for port in (web, waits):
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    stop(processes)
+                    sys.exit(f"the server on port {port} did not start")
+                time.sleep(0.3)
+    return processes
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+# --- the logs -------------------------------------------------------------------------------
+
+
+def value(conn: psycopg.Connection[tuple[Any, ...]], query: str, *params: Any) -> Any:
+    row = conn.execute(query, params).fetchone()
+    assert row is not None, query
+    return row[0]
+
+
+def bot_delays(url: str, games: list[int]) -> list[float]:
+    """Each bot action's delay (ms) past its due time, from the games' logs."""
+    delays = []
+    with psycopg.connect(url) as conn:
+        for game in games:
+            bots = set(value(conn, "SELECT bot_seats FROM games_game WHERE id = %s", game))
+            rows = conn.execute(
+                "SELECT seq, seat, created_at FROM games_event WHERE game_id = %s ORDER BY seq",
+                [game],
+            ).fetchall()
+            for (_, _, before), (seq, seat, at) in itertools.pairwise(rows):
+                if seq > 0 and seat in bots:
+                    due = (at - before).total_seconds() * 1000 - BOT_MOVE_DELAY_MS
+                    delays.append(max(0.0, due))
+    return delays
+
+
+def ladder_busy(url: str, at_least: int, timeout: float = 180) -> None:
+    """Wait until the batch worker is playing ladder matches."""
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as conn:
+        while value(conn, "SELECT count(*) FROM bots_match WHERE status = 'running'") < at_least:
+            if time.monotonic() > deadline:
+                sys.exit("the ladder never got busy")
+            time.sleep(0.5)
+
+
+def timed(label: str, work: Callable[[], Any]) -> Any:
+    began = time.monotonic()
+    result = work()
+    print(f"  {label}: {time.monotonic() - began:.0f} s", flush=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--waits", type=int, default=200)
+    args = parser.parse_args()
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+
+    url = database_url()
+    recreate(url)
+    prefix = f"live-{uuid.uuid4().hex[:6]}."
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "benchmark-only-secret-key",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_COOKIES": "false",
+        "SSL_REDIRECT": "false",
+        "CELERY_QUEUE_PREFIX": prefix,
+        "BOT_MOVE_DELAY_MS": str(BOT_MOVE_DELAY_MS),
+        "LADDER_TABLES": "6",
+        "LADDER_SEATS": "4",
+        "LADDER_EVERY_SECONDS": "1",
+        "ACCESS_LOG": "false",
+        "THROTTLE_ANON": "1000000/min",
+        "THROTTLE_USER": "1000000/min",
+        "THROTTLE_WAIT": "1000000/min",
+        "THROTTLE_ACTIONS": "1000000/min",
+        # the crowd comes from one address, as through one proxy without NUM_PROXIES
+        "WAITS_PER_ADDRESS": "100000",
+        "STREAMS_PER_USER": "100000",
+    }
+    made = seed(env, 3 * args.tables)
+    tokens = made["tokens"]
+    web_port, waits_port = free_port(), free_port()
+    web, waits = f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{waits_port}"
+    processes = start(env, web_port, waits_port, prefix)
+    try:
+        print("1. idle ladder", flush=True)
+        first, second = tokens[: args.tables], tokens[args.tables : 2 * args.tables]
+        games, idle_actions = timed("played", lambda: play_tables(web, waits, first))
+        idle = bot_delays(url, games)
+        print("2. busy ladder", flush=True)
+        ladder(url, True)
+        ladder_busy(url, at_least=2)
+        games, _ = timed("played", lambda: play_tables(web, waits, second))
+        busy = bot_delays(url, games)
+        with psycopg.connect(url, autocommit=True) as conn:
+            running = value(
+                conn, "SELECT count(*) FROM bots_match WHERE status IN ('running', 'scheduled')"
+            )
+        print(f"  ladder matches running or waiting at the end: {running}", flush=True)
+        print("3. crowd", flush=True)
+        crowd_result = crowd_phase(args, url, web, waits, tokens[2 * args.tables :], processes)
+    finally:
+        ladder(url, False)
+        stop(processes)
+
+    idle_p99, busy_p99 = percentile(idle, 0.99), percentile(busy, 0.99)
+    for name, found in (("idle", idle), ("busy", busy)):
+        print(f"bot turns {name}: n={len(found)} p50={percentile(found, 0.5):.0f} ms"
+              f" p99={percentile(found, 0.99):.0f} ms")  # fmt: skip
+    healthz, actions, opened, refused, kb = crowd_result
+    idle_action_p99 = percentile(idle_actions, 0.99)
+    action_p99 = percentile(actions, 0.99)
+    print(f"actions idle: p50={percentile(idle_actions, 0.5):.0f} ms p99={idle_action_p99:.0f} ms")
+    print(f"actions with the crowd: p50={percentile(actions, 0.5):.0f} ms p99={action_p99:.0f} ms")
+    print(f"healthz with the crowd: n={len(healthz)} p50={percentile(healthz, 0.5):.1f} ms"
+          f" p99={percentile(healthz, 0.99):.1f} ms")  # fmt: skip
+    print(f"crowd: {opened} connected, {refused} refused; {kb:.1f} KB per open stream")
+    print(
+        f"bot_turn_p99_ms={busy_p99:.0f} bot_turn_busy_idle_ratio={busy_p99 / max(idle_p99, 1):.2f}"
+        f" streams={args.streams} waits={args.waits}"
+        f" healthz_p99_ms={percentile(healthz, 0.99):.1f}"
+        f" action_p99_ratio={action_p99 / max(idle_action_p99, 1):.2f} kb_per_stream={kb:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
