@@ -11,6 +11,7 @@ from django.core import mail
 from playwright.sync_api import Page, expect
 
 from accounts.models import User
+from tests.browser import open_menu
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,6 +42,8 @@ def test_a_player_resets_a_forgotten_password_through_the_mailed_link(
     page.get_by_label("Password").fill(NEW_PASSWORD)
     page.keyboard.press("Enter")
 
+    expect(page).not_to_have_url(re.compile(r"/sign-in/"))
+    open_menu(page)  # on a phone the account is in the folded menu
     expect(page.get_by_text("Signed in as alice")).to_be_visible()
 
 
