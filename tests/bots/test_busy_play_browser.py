@@ -58,7 +58,9 @@ def split_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setattr(settings, "CELERY_QUEUE_PREFIX", prefix)
     monkeypatch.setattr(settings, "BOT_MOVE_DELAY_MS", TEST_BOT_MOVE_DELAY_MS)
     routes = celery_app.conf.task_routes
-    celery_app.conf.task_routes = queues.routes(prefix)
+    route_tasks(queues.routes(prefix))
+    sent_to = celery_app.amqp.router.route({}, "bots.play_turn")["queue"].name
+    assert sent_to == queues.queue_name(prefix, queues.INTERACTIVE)
     commands = [[word for word in c if word != "--beat"] for c in worker_commands()]
     workers = [
         subprocess.Popen(c, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -67,7 +69,7 @@ def split_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     try:
         yield prefix
     finally:
-        celery_app.conf.task_routes = routes
+        route_tasks(routes)
         for worker in workers:
             worker.terminate()
         for worker in workers:
@@ -76,6 +78,16 @@ def split_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 worker.kill()
         redis.Redis.from_url(settings.REDIS_URL).delete(*queues.queues(prefix))
+
+
+def route_tasks(routes: dict[str, dict[str, str]]) -> None:
+    """Send tasks by ``routes`` from now on. Celery keeps the routes it first read (its
+    router is cached on ``app.amqp``), so a change of ``task_routes`` alone is ignored
+    once any task was sent in the session: the matches and bot turns then went to the
+    session worker's queue, and the bots never moved."""
+    celery_app.conf.task_routes = routes
+    celery_app.amqp.flush_routes()
+    celery_app.amqp.__dict__.pop("router", None)
 
 
 def saturate_batch(prefix: str) -> None:
