@@ -212,6 +212,9 @@ def test_a_signed_out_visitor_watches_live_then_steps_through_the_replay(
         expect(page.locator("#board")).to_have_attribute(
             "data-version", str(game.version), timeout=LIVE
         )
+        for _ in range(8):  # while the cards fly in (animate.js)
+            assert page.evaluate(FITS), "a card flying in makes the page scroll sideways"
+            page.wait_for_timeout(50)
     while game.status == Game.Status.ACTIVE:
         act_first(game, users)
         game.refresh_from_db()
