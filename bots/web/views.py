@@ -148,7 +148,7 @@ def version_resume(request: HttpRequest, name: str) -> HttpResponse:
 def alerts_set(request: HttpRequest, name: str) -> HttpResponse:
     """Set the webhook told of pauses (``bots.health.bot_alerts_set``)."""
     bot = _bot(name)
-    form = AlertsForm(request.POST)
+    form = AlertsForm(request.POST, prefix="alerts")
     if form.is_valid():
         try:
             health.bot_alerts_set(bot=bot, by=_signed_in(request), url=form.cleaned_data["url"])
@@ -232,7 +232,9 @@ def _page(request: HttpRequest, bot: Bot, *, status: int = 200, **extra: Any) ->
             context["rotate_form"] = extra.pop("rotate_form", None) or _rotate_form(versions[0])
         if bot.kind != Bot.Kind.BUILTIN:
             initial = {"url": bot.alert_url}
-            context["alerts_form"] = extra.pop("alerts_form", None) or AlertsForm(initial=initial)
+            context["alerts_form"] = extra.pop("alerts_form", None) or AlertsForm(
+                initial=initial, prefix="alerts"
+            )
             rules = health.limits()
             context["pause_strikes"] = rules.strikes
             context["pause_games"] = rules.autopilot_games
