@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from pytest_django import Settings
 from django.utils.html import escape
+from pytest_django import Settings
 
 from accounts.models import ApiToken, User
 from bots import runner, services, strength
