@@ -176,6 +176,8 @@ def version_resume(*, bot: Bot, by: User) -> BotVersion:
                 {"reason": error.reason, "detail": error.detail},
                 409,
             ) from None
+        finally:  # a web request's thread keeps no connection to the bot's server
+            webhook.close()
     with transaction.atomic():
         version = BotVersion.objects.select_for_update().get(pk=_paused(bot).pk)
         version.status = BotVersion.Status.READY

@@ -62,6 +62,12 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
     provisional = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField(help_text="Webhooks; only for the owner and staff")
     validation_log = serializers.SerializerMethodField()
+    pause_reason = serializers.ChoiceField(
+        choices=BotVersion.PauseReason.choices,
+        allow_blank=True,
+        read_only=True,
+        help_text='Why it is paused; "" when it is not',
+    )
     pause_detail = serializers.SerializerMethodField(
         help_text="Why it was paused; only for the owner and staff"
     )
