@@ -26,6 +26,7 @@ from cya_site import dispatch
 from tests.bots.bot_servers import (
     BotServer,
     Reply,
+    api_client_version,
     builtin_version,
     good_bot,
     webhook_version,
@@ -414,3 +415,26 @@ def test_a_new_version_that_passes_retires_a_paused_one(alice: User, version: Bo
 
     version.refresh_from_db()
     assert version.status == BotVersion.Status.RETIRED
+
+
+def test_an_api_client_version_has_no_handshake_and_resumes_at_once(
+    alice: User, api_as: Callable[[User], APIClient]
+) -> None:
+    client_version = api_client_version(alice, "alices-client")
+    api = api_as(alice)
+    assert api.post(f"/api/v1/bots/{client_version.bot.pk}/pause/").status_code == 200
+
+    resumed = api.post(f"/api/v1/bots/{client_version.bot.pk}/resume/")
+
+    assert (resumed.status_code, resumed.json()["status"]) == (200, "ready")
+
+
+def test_a_bot_whose_version_is_still_being_validated_has_nothing_to_pause(
+    alice: User, server: BotServer, api_as: Callable[[User], APIClient]
+) -> None:
+    pending = webhook_version(alice, "alices-bot", server, status=BotVersion.Status.PENDING)
+
+    refused = api_as(alice).post(f"/api/v1/bots/{pending.bot.pk}/pause/")
+
+    assert (refused.status_code, refused.json()["code"]) == (409, "nothing_to_pause")
+    assert refused.json()["details"] == {"bot": "alices-bot"}
