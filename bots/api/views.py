@@ -95,14 +95,17 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Bo
     @extend_schema(request=None, responses={200: VersionSerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def pause(self, request: Request, pk: str) -> Response:
-        """Take the bot's ready version off the ladder until it is resumed (owner, staff)."""
+        """Take the bot's ready version off the ladder until it is resumed (owner, staff):
+        ``nothing_to_pause`` (409) when it has none."""
         version = health.version_pause(bot=self.get_object(), by=_user(request))
         return Response(VersionSerializer(version, context=self.get_serializer_context()).data)
 
     @extend_schema(request=None, responses={200: VersionSerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def resume(self, request: Request, pk: str) -> Response:
-        """Put the bot's paused version back on the ladder, once its handshake passes."""
+        """Put the bot's paused version back on the ladder, once its handshake (repeated
+        first, for a webhook) passes: ``handshake_failed`` (409, with the handshake's
+        ``reason`` and ``detail``) leaves it paused; ``not_paused`` (409) when none is."""
         version = health.version_resume(bot=self.get_object(), by=_user(request))
         return Response(VersionSerializer(version, context=self.get_serializer_context()).data)
 
