@@ -137,6 +137,10 @@ def test_versions_read_plainly_the_validation_game_is_a_link_and_unplayed_games_
     expect(matches.get_by_role("link", name=re.compile(r"^Game \d"))).to_have_count(0)
     assert_fits_a_phone(page)
     shot(page, "versions-and-matches")
+    card.screenshot(path=str(SCREENSHOTS / "bot-health-version-card.png"))
+    page.locator("section", has=page.locator("#matches-heading")).screenshot(
+        path=str(SCREENSHOTS / "bot-health-recent-matches.png")
+    )
 
 
 def test_a_paused_version_says_why_and_resumes_after_its_handshake(
