@@ -438,3 +438,23 @@ def test_a_bot_whose_version_is_still_being_validated_has_nothing_to_pause(
 
     assert (refused.status_code, refused.json()["code"]) == (409, "nothing_to_pause")
     assert refused.json()["details"] == {"bot": "alices-bot"}
+
+
+def test_a_match_leaves_a_paused_versions_rating_down_both_seam_paths(
+    seam_path: str, bob: User, carol: User
+) -> None:
+    paused_one = builtin_version(bob, "bobs-bot", "greedy")
+    other = builtin_version(carol, "carols-bot", "shark")
+    _, _, rnd = builtin_versions()
+    match = services.match_create(versions=[paused_one, other, rnd], rules=quick(3))
+    BotVersion.objects.filter(pk=paused_one.pk).update(status=BotVersion.Status.PAUSED)
+
+    runner.run_match(match)
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert set(match.rating_changes.values_list("version_id", flat=True)) == {other.pk, rnd.pk}
+    paused_one.refresh_from_db()
+    assert (paused_one.mu, paused_one.games_played, paused_one.matches_played) == (25.0, 0, 0)
+    other.refresh_from_db()
+    assert (other.games_played, other.matches_played) == (3, 1)
