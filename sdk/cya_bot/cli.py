@@ -16,8 +16,10 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from math import isfinite
 from typing import Any
 
+from bots.strategies.duplicate import Interval
 from games.engine import PRESETS, InvalidRules, RuleSet
 from games.engine.simulate import parse_rules
 
@@ -126,6 +128,10 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 0
 
 
+def _interval_json(value: Interval) -> dict[str, float | None]:
+    return {"mean": value.mean, "half": value.half if isfinite(value.half) else None}
+
+
 def _print_game(game: local.Game) -> None:
     won = "won" if local.YOU in game.winners else "lost"
     print(
@@ -162,12 +168,20 @@ def _print_run(run: local.Run) -> None:
 
 
 def _run_json(run: local.Run) -> dict[str, Any]:
+    """The run as JSON; an interval of one deal, unbounded, has a null half-width."""
     return {
         "entries": list(run.entries),
         "rules": run.rules.to_json(),
         "seed": run.seed,
         "deals": run.deals,
-        "standings": [asdict(s) for s in run.standings],
+        "standings": [
+            {
+                "name": s.name,
+                "win": _interval_json(s.win),
+                "place": _interval_json(s.place),
+            }
+            for s in run.standings
+        ],
         "games": [asdict(g) for g in run.games],
         "faults": [asdict(f) for f in run.faults],
         "decisions": run.clock.answers,
