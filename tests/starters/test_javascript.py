@@ -61,7 +61,8 @@ def test_the_starters_own_tests_pass_under_nodes_test_runner() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     passed = re.search(r"^# pass (\d+)$", done.stdout, re.MULTILINE)
-    assert passed is not None and int(passed.group(1)) >= 10, done.stdout
+    assert passed is not None, done.stdout
+    assert int(passed.group(1)) >= 10, done.stdout
     assert re.search(r"^# fail 0$", done.stdout, re.MULTILINE), done.stdout
 
 
