@@ -11,15 +11,20 @@ import json
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
+from bots import runner, webhook
 from bots.strategies.duplicate import deal_seeds, interval, rotation
 from cya_bot import local
-from cya_bot.decisions import ILLEGAL, MALFORMED
-from games.engine import RuleSet
+from cya_bot.decisions import ILLEGAL, MALFORMED, decision_for
+from games.engine import RuleSet, apply, legal_actions, new_game
+from tests.bots.test_protocol_schemas import _errors
 from tests.sdk.conftest import ROOT, SDK, SECRET, cya_bot, sdk_env
 
 BOT = "examples/webhook_bot.py"  # the example bot's decide, from sdk/
@@ -178,3 +183,23 @@ def test_the_wheel_ships_the_platforms_engine_and_its_cya_bot_script_plays(
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == play_json(BOT, "--deals", "2")
+
+
+def test_the_runner_sends_the_very_body_the_platform_sends_a_webhook_bot() -> None:
+    rules = RuleSet.preset("2021", seats=4)
+    state = new_game(rules, seed=3)
+    rng = Random(3)
+    while not state.over and state.version < 300:  # a random game can run for thousands
+        sdk = decision_for(state, 42, decision_ms=1000, time_bank_ms=15_000)
+        payload, _ = runner.webhook_decision(
+            42, state, decision_ms=1000, time_bank_ms=15_000, now=timezone.now()
+        )
+        platform = json.loads(
+            webhook._dumps({"protocol_version": 1, "type": "decision", **payload})
+        )
+        if state.version % 20 == 0:  # the schema check takes 0.2 s: a sample of them
+            assert _errors("decision", sdk) == []
+        assert datetime.fromisoformat(sdk.pop("deadline")).tzinfo is not None
+        del platform["deadline"]
+        assert sdk == platform
+        state = apply(state, rng.choice(legal_actions(state)))[0]
