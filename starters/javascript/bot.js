@@ -19,7 +19,8 @@ export function main(env = process.env) {
   }
   const port = Number(env.PORT ?? 9002);
   const host = env.HOST ?? '127.0.0.1';
-  const server = createBotServer({ secret: env.CYA_SECRET, decide, name: env.BOT_NAME ?? 'js-starter' });
+  const name = env.BOT_NAME ?? 'js-starter';
+  const server = createBotServer({ secret: env.CYA_SECRET, decide, name });
   server.listen(port, host, () => {
     const { port: bound } = server.address();
     console.log(`cya-bot: listening on http://${host}:${bound}/`);

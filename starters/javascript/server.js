@@ -13,9 +13,15 @@ import { TOLERANCE_SECONDS, verify } from './signature.js';
 
 export const PROTOCOL_VERSION = 1;
 export const MAX_BODY_BYTES = 1 << 20;
+export const MAX_NOTE = 256;
 
 /** An http.Server for the bot; call .listen(port, host) to serve. */
-export function createBotServer({ secret, decide, name = 'js-starter', tolerance = TOLERANCE_SECONDS }) {
+export function createBotServer({
+  secret,
+  decide,
+  name = 'js-starter',
+  tolerance = TOLERANCE_SECONDS,
+}) {
   if (!secret) throw new Error('the bot needs its version\'s secret (CYA_SECRET)');
   const server = createServer((request, response) => {
     if (request.method === 'GET') {
@@ -55,7 +61,7 @@ export function createBotServer({ secret, decide, name = 'js-starter', tolerance
       return;
     }
     try {
-      send(response, 200, { action: decide(decision) });
+      send(response, 200, answerOf(decide(decision)));
     } catch (failure) {
       console.error(`decide failed on decision ${decision.decision_id}:`, failure);
       send(response, 500, { error: 'decide failed' });
@@ -64,6 +70,16 @@ export function createBotServer({ secret, decide, name = 'js-starter', tolerance
 
   server.keepAliveTimeout = 65_000;
   return server;
+}
+
+/** decide may return the action itself, or {action, note} to leave a note (256 characters). */
+export function answerOf(choice) {
+  if (choice && typeof choice === 'object' && !('type' in choice) && 'action' in choice) {
+    const answer = { action: choice.action };
+    if (typeof choice.note === 'string') answer.note = choice.note.slice(0, MAX_NOTE);
+    return answer;
+  }
+  return { action: choice };
 }
 
 function readBody(request, done) {

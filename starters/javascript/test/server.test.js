@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { createBotServer } from '../server.js';
+import { answerOf, createBotServer } from '../server.js';
 import { sign } from '../signature.js';
 import { decision } from '../testing/decisions.js';
 
@@ -66,4 +66,11 @@ test('answers 400 to a body that is not a decision, and 500 when decide throws',
   } finally {
     console.error = original;
   }
+});
+
+test('answers an action, or an action with a note cut to 256 characters', () => {
+  const action = { type: 'concede' };
+  assert.deepEqual(answerOf(action), { action });
+  assert.deepEqual(answerOf({ action, note: 'why' }), { action, note: 'why' });
+  assert.equal(answerOf({ action, note: 'x'.repeat(300) }).note.length, 256);
 });

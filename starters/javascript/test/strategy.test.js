@@ -55,7 +55,11 @@ test('defends with a matching asset, and gives up a cheap set rather than spend 
   const stacks = [[set('piano', 10000)], [], []];
   const withAsset = decision({
     kind: 'defend',
-    legal: [{ type: 'play', cards: ['gold'] }, { type: 'play', cards: ['piano'] }, { type: 'concede' }],
+    legal: [
+      { type: 'play', cards: ['gold'] },
+      { type: 'play', cards: ['piano'] },
+      { type: 'concede' },
+    ],
     hand: ['gold', 'piano'],
     stacks,
     challenge,
