@@ -149,11 +149,10 @@ def _print_run(run: local.Run) -> None:
         f" {rules.edition} rules, {rules.seats} seats, seed {run.seed}"
     )
     print(f"  {'player':<32} {'win share (95%)':>17}  {'average place (95%)':>20}")
-    for s in run.standings:
-        print(
-            f"  {s.name[:32]:<32} {s.win.mean:>9.1%} ±{s.win.half:>5.1%}"
-            f"  {s.place.mean:>12.2f} ±{s.place.half:>5.2f}"
-        )
+    for s in run.standings:  # one deal gives no interval: "± n/a"
+        win = f"±{s.win.half:>5.1%}" if isfinite(s.win.half) else "±  n/a"
+        place = f"±{s.place.half:>5.2f}" if isfinite(s.place.half) else "±  n/a"
+        print(f"  {s.name[:32]:<32} {s.win.mean:>9.1%} {win}  {s.place.mean:>12.2f} {place}")
     clock = run.clock
     average = clock.total_ms / clock.answers if clock.answers else 0.0
     print(
