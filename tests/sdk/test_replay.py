@@ -16,6 +16,7 @@ from pytest_django.live_server_helper import LiveServer
 from accounts.models import User
 from bots import runner, services
 from bots.models import Bot, BotVersion, Match, SeatControl
+from cya_bot import replay as replaying
 from games import store
 from games.engine import (
     RuleSet,
@@ -25,6 +26,7 @@ from games.engine import (
     new_game,
     step,
 )
+from games.engine.actions import resign as resign_code
 from games.models import Game
 from tests.bots.bot_servers import builtin_version
 from tests.sdk.conftest import SECRET, cya_bot
@@ -162,3 +164,28 @@ def test_a_game_not_ended_or_not_there_cannot_be_replayed(
     without_url = cya_bot("replay", str(ladder_game.pk), BOT)
     assert without_url.returncode == 2
     assert "give the platform's address: --url or CYA_URL" in without_url.stderr
+
+
+def test_a_resignation_in_the_log_is_replayed_and_never_asked() -> None:
+    rules = RuleSet.preset("2021", seats=3)
+    state = new_game(rules, seed=5)
+    log: list[dict[str, Any]] = [{"seq": 0, "action": None, "origin": "deal"}]
+    asked_of_seat_2 = 0
+    while not state.over:
+        if state.version == 20 and not state.game.resigned:
+            code = resign_code(1)  # seat 1 leaves; the engine plays its turns from now on
+        else:
+            asked_of_seat_2 += state.to_act == 2
+            code = legal_actions(state)[0]
+        log.append({"seq": len(log), "action": action_to_json(code, "2021"), "origin": "api"})
+        state = step(state, code)[0]
+    record = replaying.Record(9, 5, rules.to_json(), log, {0: "a", 1: "b", 2: "c"})
+
+    def first_legal(decision: dict[str, Any]) -> dict[str, Any]:
+        legal: list[dict[str, Any]] = decision["legal_actions"]
+        return legal[0]
+
+    report = replaying.replay(record, first_legal, [1, 2])
+    assert [s.seat for s in report.steps].count(2) == asked_of_seat_2 > 0
+    assert all(s.version < 20 for s in report.steps if s.seat == 1)
+    assert report.differences == []
