@@ -157,8 +157,8 @@ def _print_run(run: local.Run) -> None:
     average = clock.total_ms / clock.answers if clock.answers else 0.0
     print(
         f"your bot: {clock.answers} decisions, {len(run.faults)} faults, {average:.2f} ms on"
-        f" average, {clock.longest_ms:.1f} ms at most, {clock.over_budget} over the ladder's"
-        f" {clock.budget_ms:,} ms"
+        f" average, {clock.longest_ms:.1f} ms at most, {clock.over_limit} over the ladder's"
+        f" {clock.limit_ms:,} ms a decision"
     )
     for fault in run.faults[:20]:
         print(f"  game {fault.game} v{fault.version}: {fault.fault}: {fault.detail}")

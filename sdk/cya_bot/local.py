@@ -51,19 +51,20 @@ class Game:
 
 @dataclass
 class Clock:
-    """How long your bot took: every answer, and those over the ladder's budget."""
+    """How long your bot took: every answer, and those over the per-decision limit (on
+    the ladder the excess comes out of the game's time bank, and a timeout is a strike)."""
 
-    budget_ms: int
+    limit_ms: int
     answers: int = 0
     total_ms: float = 0.0
     longest_ms: float = 0.0
-    over_budget: int = 0
+    over_limit: int = 0
 
     def add(self, elapsed_ms: float) -> None:
         self.answers += 1
         self.total_ms += elapsed_ms
         self.longest_ms = max(self.longest_ms, elapsed_ms)
-        self.over_budget += elapsed_ms > self.budget_ms
+        self.over_limit += elapsed_ms > self.limit_ms
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def play(
     check_builtins(against)
     if len(against) + 1 != rules.seats:
         raise ValueError(f"the rules seat {rules.seats}, not {len(against) + 1} players")
-    run = Run((name, *against), rules, seed, deals, clock=Clock(decision_ms + time_bank_ms))
+    run = Run((name, *against), rules, seed, deals, clock=Clock(decision_ms))
     players = [strategy(n) for n in against]
     n = rules.seats
     for d, deal_seed in enumerate(deal_seeds(seed, deals)):

@@ -11,6 +11,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from random import Random
@@ -203,3 +204,20 @@ def test_the_runner_sends_the_very_body_the_platform_sends_a_webhook_bot() -> No
         del platform["deadline"]
         assert sdk == platform
         state = apply(state, rng.choice(legal_actions(state)))[0]
+
+
+def test_answers_slower_than_the_per_decision_limit_are_counted_not_cut_off() -> None:
+    rules = RuleSet.preset("2021", seats=2)
+    limits = []
+
+    def slow(decision: dict[str, Any]) -> dict[str, Any]:
+        limits.append(decision["decision_ms"])
+        time.sleep(0.003)
+        legal: list[dict[str, Any]] = decision["legal_actions"]
+        return legal[0]
+
+    run = local.play(slow, ["random"], rules=rules, deals=1, seed=4, decision_ms=2)
+    assert run.clock.answers == len(limits) == run.clock.over_limit > 0
+    assert set(limits) == {2}
+    assert run.clock.longest_ms >= 3
+    assert run.faults == []
