@@ -17,7 +17,15 @@ from typing import Any
 
 import httpx
 
-from games.engine import RuleSet, State, action_from_json, decision, new_game, step
+from games.engine import (
+    EngineError,
+    RuleSet,
+    State,
+    action_from_json,
+    decision,
+    new_game,
+    step,
+)
 from games.engine.actions import RESIGN, action_type
 
 from .decisions import ask
@@ -124,11 +132,25 @@ def replay(record: Record, bot: Decide, seats: Collection[int]) -> Report:
     for entry in record.log:
         if entry["seq"] == 0:  # the deal: new_game has dealt it
             continue
-        code = action_from_json(entry["action"], rules.edition)
+        code = _logged(state, entry)
         if state.to_act in seats and action_type(code) != RESIGN and not state.over:
             report.steps.append(_compare(bot, state, record.game, entry, code))
         state = step(state, code)[0]
     return report
+
+
+def _logged(state: State, entry: dict[str, Any]) -> int:
+    """The logged action's code, checked against the state: a log this engine cannot
+    follow (a platform newer than this SDK) is a ReplayError, not a wrong report."""
+    try:
+        code = action_from_json(entry["action"], state.rules.edition)
+        step(state, code)
+    except EngineError as error:
+        raise ReplayError(
+            f"the action at step {entry['seq']} does not apply here ({error.code}: {error});"
+            " is this SDK older than the platform?"
+        ) from None
+    return code
 
 
 def _compare(bot: Decide, state: State, game: int, entry: dict[str, Any], played: int) -> Step:

@@ -189,3 +189,16 @@ def test_a_resignation_in_the_log_is_replayed_and_never_asked() -> None:
     assert [s.seat for s in report.steps].count(2) == asked_of_seat_2 > 0
     assert all(s.version < 20 for s in report.steps if s.seat == 1)
     assert report.differences == []
+
+
+def test_a_log_the_engine_cannot_follow_is_refused_with_a_reason() -> None:
+    rules = RuleSet.preset("2021", seats=3)
+    state = new_game(rules, seed=5)
+    log = [
+        {"seq": 0, "action": None, "origin": "deal"},
+        {"seq": 1, "action": action_to_json(legal_actions(state)[0], "2021"), "origin": "api"},
+        {"seq": 2, "action": {"type": "discard", "card": "hoverboard"}, "origin": "api"},
+    ]
+    record = replaying.Record(9, 5, rules.to_json(), log, {})
+    with pytest.raises(replaying.ReplayError, match="the action at step 2 does not apply here"):
+        replaying.replay(record, lambda d: d["legal_actions"][0], [0, 1, 2])
