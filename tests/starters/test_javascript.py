@@ -6,6 +6,7 @@ Node 20 is on every machine of the project; the starter needs no npm package.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -18,7 +19,7 @@ from accounts.models import User
 from bots import services, tasks, webhook
 from bots.models import Bot, BotVersion, Match, SeatControl
 from games.engine.cards import EDITIONS
-from games.engine.rules import RuleSet
+from games.engine.simulate import parse_rules
 from tests.conftest import ROOT
 from tests.sdk.conftest import cya_bot
 
@@ -90,16 +91,19 @@ def test_the_starter_refuses_a_request_signed_with_another_secret(starter: str) 
     assert (answer.fault, answer.detail) == (webhook.HTTP, "HTTP 401")
 
 
-def test_the_starter_plays_local_games_without_a_fault(starter: str) -> None:
+def test_the_starter_plays_local_games_with_every_advanced_rule_without_a_fault(
+    starter: str,
+) -> None:
     done = cya_bot(
         "play", starter, "--secret", SECRET, "--against", "greedy", "--against", "random",
-        "--deals", "2", "--json",
+        "--advanced", "--deals", "2", "--json",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     run = json.loads(done.stdout)
     assert run["faults"] == []
     assert run["decisions"] > 50
-    assert run["rules"] == RuleSet.preset("2021", seats=3).to_json()
+    rules = argparse.Namespace(preset="2021", seats=3, advanced=True, option=[])
+    assert run["rules"] == parse_rules(rules).to_json()
 
 
 def test_the_starters_card_table_is_the_engines() -> None:
