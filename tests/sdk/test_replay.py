@@ -194,7 +194,7 @@ def test_a_resignation_in_the_log_is_replayed_and_never_asked() -> None:
 def test_a_log_the_engine_cannot_follow_is_refused_with_a_reason() -> None:
     rules = RuleSet.preset("2021", seats=3)
     state = new_game(rules, seed=5)
-    log = [
+    log: list[dict[str, Any]] = [
         {"seq": 0, "action": None, "origin": "deal"},
         {"seq": 1, "action": action_to_json(legal_actions(state)[0], "2021"), "origin": "api"},
         {"seq": 2, "action": {"type": "discard", "card": "hoverboard"}, "origin": "api"},
