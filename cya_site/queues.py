@@ -37,6 +37,7 @@ TASK_CLASSES: Mapping[str, str] = {
     # beat's housekeeping is short, and must not wait behind the matches it schedules
     # and resends: a busy ladder would look like a missing beat (cya_site.status)
     "bots.schedule_ladder": INTERACTIVE,
+    "tournaments.pair_queues": INTERACTIVE,  # people waiting for a table
     "bots.sweep": INTERACTIVE,
     "bots.play_match": BATCH,
     "bots.validate_version": BATCH,
