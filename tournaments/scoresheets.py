@@ -11,16 +11,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from copy import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import F, Min, Prefetch
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games.engine import RuleSet
 from games.models import Game, RoundScore, Seat
 from tournaments import selectors
-from tournaments.models import Competition, GameEntry, GameNight, ScoreRecord, ScoreVote
+from tournaments.models import (
+    Competition,
+    GameEntry,
+    GameNight,
+    ScoreRecord,
+    ScoreVote,
+    Substitution,
+)
 from tournaments.tables import Sitter
 
 
@@ -168,6 +177,12 @@ def sheets(games: Sequence[Game]) -> list[Sheet]:
         .order_by("id")
     ):
         records[record.game_id].append(record)
+    subs = {(sub.game_id, sub.seat): sub for sub in Substitution.objects.filter(game_id__in=ids)}
+    for game_id, seated in entries.items():  # a substitute plays the seat: their name, account
+        for i, entry in enumerate(seated):
+            sub = subs.get((game_id, entry.seat))
+            if sub is not None:
+                entries[game_id][i] = _substituted(entry, sub)
     places: dict[int, dict[int, int]] = defaultdict(dict)
     finished = [g.pk for g in games if g.status == Game.Status.FINISHED]
     for game_id, number, place in Seat.objects.filter(game_id__in=finished).values_list(
@@ -178,6 +193,19 @@ def sheets(games: Sequence[Game]) -> list[Sheet]:
     return [
         _sheet(game, entries[game.pk], scores, records[game.pk], places[game.pk]) for game in games
     ]
+
+
+def _substituted(entry: GameEntry, sub: Substitution) -> GameEntry:
+    """The seat's entry as the sheet shows it once a substitute took it: "Carol for Bob",
+    with the substitute's account (it enters and confirms rounds); never saved."""
+    shown = copy(entry)
+    shown.competitor = copy(entry.competitor)
+    shown.competitor.name = _("%(substitute)s for %(absent)s") % {
+        "substitute": sub.substitute_name,
+        "absent": entry.competitor.name,
+    }
+    shown.competitor.user_id = sub.substitute_user_id
+    return shown
 
 
 def _sheet(
