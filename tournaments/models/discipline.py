@@ -76,3 +76,8 @@ class Penalty(models.Model):
 
     def __str__(self) -> str:
         return f"{self.competitor}: -{self.amount:g} {self.kind}"
+
+    @property
+    def dollars(self) -> int:
+        """A dollars penalty's amount as the whole dollars it is."""
+        return int(self.amount)

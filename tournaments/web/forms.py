@@ -249,3 +249,80 @@ class ClockForm(PageForm):
 
     def clean_policy(self) -> str:
         return self.cleaned_data.get("policy") or RoundClock.Policy.FINISH_ROUND
+
+
+class SubstituteForm(PageForm):
+    """A substitute for a player who left a table of the round in play: the player (a
+    table's seat), who takes the seat (a roster member or a guest's name), and why."""
+
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "seat_substituted": "seat",
+        "no_such_seat": "seat",
+        "game_over": "seat",
+        "substitute_at_table": "name",
+        "name_required": "name",
+    }
+
+    seat = forms.ChoiceField(label=_("The player who left"))
+    member = forms.TypedChoiceField(
+        label=_("Substitute from the roster"), coerce=int, required=False, empty_value=None
+    )
+    name = forms.CharField(
+        label=_("Or a guest's name"),
+        max_length=80,
+        required=False,
+        help_text=_("The substitute's play counts for nobody's standings."),
+    )
+    reason = forms.CharField(label=_("Why (everyone reads it)"), max_length=500)
+
+    def __init__(
+        self,
+        *args: Any,
+        seats: Sequence[tuple[str, str]] = (),
+        members: Sequence[tuple[int, str]] = (),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["seat"]).choices = list(seats)
+        cast(forms.ChoiceField, self.fields["member"]).choices = [("", "—"), *members]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("member") and not data.get("name") and "name" not in self.errors:
+            self.add_error("name", _("Choose a roster member or type a guest's name."))
+        return data
+
+    def game_and_seat(self) -> tuple[int, int]:
+        """The table's game and the seat (0-based) of the player who left."""
+        game, seat = self.cleaned_data["seat"].split(":")
+        return int(game), int(seat)
+
+
+class PenaltyForm(PageForm):
+    """Placement points or dollars off a player's standing, with a public reason."""
+
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "invalid_amount": "amount",
+        "not_a_competitor": "competitor",
+        "reason_required": "reason",
+    }
+
+    competitor = forms.TypedChoiceField(label=_("Player"), coerce=int)
+    kind = forms.ChoiceField(
+        label=_("Taken off"),
+        choices=[("points", _("placement points")), ("dollars", _("dollars"))],
+        initial="points",
+        widget=forms.RadioSelect,
+    )
+    amount = forms.FloatField(
+        label=_("How much"),
+        min_value=0,
+        help_text=_("Points, e.g. 0.5; or whole dollars, e.g. 50000."),
+    )
+    reason = forms.CharField(label=_("Why (everyone reads it)"), max_length=500)
+
+    def __init__(
+        self, *args: Any, competitors: Sequence[tuple[int, str]] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["competitor"]).choices = list(competitors)
