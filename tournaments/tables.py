@@ -10,9 +10,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 
 from games.models import Game
-from tournaments.models import GameEntry, GameNight, NightRound, ScoreRecord, TournamentRound
+from tournaments.models import (
+    GameEntry,
+    GameNight,
+    NightRound,
+    ScoreRecord,
+    Substitution,
+    TournamentRound,
+)
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,19 @@ def tournament_rounds(rounds: Iterable[TournamentRound]) -> dict[int, tuple[Tabl
     }
 
 
+def _sitter(entry: GameEntry, sub: tuple[str, int | None] | None) -> Sitter:
+    """A seat's player, or its substitute for the player who left."""
+    if sub is None:
+        return Sitter(
+            entry.seat, entry.competitor.name, entry.competitor_id, entry.competitor.user_id
+        )
+    name = _("%(substitute)s for %(absent)s") % {
+        "substitute": sub[0],
+        "absent": entry.competitor.name,
+    }
+    return Sitter(entry.seat, str(name), entry.competitor_id, sub[1])
+
+
 def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]:
     """Tables grouped by ``key`` (a round's id), each in table order: three queries."""
     rows = list(
@@ -106,6 +127,13 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
         waiting[game_id] += status != ScoreRecord.Status.CONFIRMED
         if status == ScoreRecord.Status.DISPUTED:
             disputed.setdefault(game_id, number)
+    # a seat a substitute took shows as "Eve for Cleo", with the substitute's account
+    subs = {
+        (game_id, seat): (name, user_id)
+        for game_id, seat, name, user_id in Substitution.objects.filter(
+            game_id__in=games
+        ).values_list("game_id", "seat", "substitute_name", "substitute_user_id")
+    }
     grouped: dict[int, dict[int, list[GameEntry]]] = defaultdict(dict)
     for e in rows:
         grouped[getattr(e, key)].setdefault(e.game_id, []).append(e)
@@ -119,10 +147,7 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
                     number=seated[0].table or 0,
                     game=game_id,
                     status=game.status,
-                    players=tuple(
-                        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id)
-                        for e in seated
-                    ),
+                    players=tuple(_sitter(e, subs.get((game_id, e.seat))) for e in seated),
                     rounds_recorded=recorded[game_id],
                     waiting=waiting[game_id],
                     disputed=game_id in disputed,

@@ -27,6 +27,7 @@ from tournaments.models import ChangeLog, Member, Penalty, ScoreRecord, Substitu
 
 pytestmark = pytest.mark.django_db
 
+MINUS = "\u2212"  # as the pages write a penalty
 LONG = RuleSet.preset("2021")  # a round does not end the game
 ROUND = [300_000, 200_000, 100_000]  # Alice's seat wins the quick game
 
@@ -52,9 +53,8 @@ def test_fixed_policy_scores_the_absent_player_last_and_the_substitute_for_nobod
     assert standing(club, "Carol")["points"] == 0.0
     assert "Zed" not in {r["name"] for r in selectors.standings(club.competition)}
     log = ChangeLog.objects.get(action="substitute_seated")
-    assert (log.reason, log.before, log.after["substitute"]) == (
-        "went home", {"player": "Alice"}, "Zed",
-    )  # fmt: skip
+    assert (log.reason, log.before) == ("went home", {"player": "Alice"})
+    assert log.after == {"substitute": "Zed", "from_round": 1, "policy": "fixed"}
 
 
 def test_seat_policy_credits_the_absent_player_with_the_seats_result(
@@ -150,7 +150,8 @@ def test_only_an_organiser_seats_a_substitute_or_gives_a_penalty(
             kind="points", amount=1, reason="late",
         )  # fmt: skip
     assert {seat.value.http_status, penalty.value.http_status} == {403}
-    assert not Substitution.objects.exists() and not Penalty.objects.exists()
+    assert not Substitution.objects.exists()
+    assert not Penalty.objects.exists()
 
 
 # --- penalties ------------------------------------------------------------------------------
@@ -253,12 +254,11 @@ def test_the_api_gives_and_lists_penalties_and_the_csv_shows_them(
     }
     given = api_as(olga).post(url, body, format="json")
     assert given.status_code == 201, given.content
-    assert given.json()["name"] == "Alice" and given.json()["night"] == "2026-03-03"
+    assert given.json()["name"] == "Alice"
+    assert given.json()["night"] == "2026-03-03"
 
     listed = api.get(url).json()
-    assert [(p["name"], p["amount"], p["reason"]) for p in listed] == [
-        ("Alice", 0.5, "slow play")
-    ]
+    assert [(p["name"], p["amount"], p["reason"]) for p in listed] == [("Alice", 0.5, "slow play")]
     rows = api.get(f"/api/v1/competitions/{club.competition.pk}/standings/").json()
     alice = next(r for r in rows if r["name"] == "Alice")
     assert (alice["points"], alice["penalty_points"]) == (0.5, 0.5)
@@ -330,9 +330,10 @@ def test_the_desk_seats_a_substitute_and_gives_a_penalty(
             "reason": "phone at the table",
         },
     )
-    assert posted.status_code == 302 and posted["Location"].endswith(f"{desk}#discipline")
+    assert posted.status_code == 302
+    assert posted["Location"].endswith(f"{desk}#discipline")
     page = text(client.get(desk).content)
-    assert "Bob : −0.50 points (March 3, 2026). phone at the table" in page
+    assert f"Bob : {MINUS}0.50 points (March 3, 2026). phone at the table" in page
     standings = text(client.get(f"/seasons/{club.season.pk}/standings/").content)
     assert "phone at the table" in standings
 
@@ -352,7 +353,8 @@ def test_a_refused_penalty_is_said_beside_its_field_with_what_was_typed(
     )
     assert posted.status_code == 400
     html = posted.content.decode()
-    assert 'id="id_amount_error"' in html and "whole number of dollars" in html
+    assert 'id="penalty_amount_error"' in html
+    assert "whole number of dollars" in html
     assert 'value="phone at the table"' in html
     assert not Penalty.objects.exists()
 
@@ -366,4 +368,24 @@ def test_a_player_may_not_use_the_desks_actions(
         ("substitute", {"seat": "1:0", "name": "Zed", "reason": "x"}),
     ):
         assert client.post(f"/nights/{club.night.pk}/{action}/", body).status_code == 403
-    assert not Penalty.objects.exists() and not Substitution.objects.exists()
+    assert not Penalty.objects.exists()
+    assert not Substitution.objects.exists()
+
+
+def test_the_league_page_changes_the_substitute_policy(
+    club: Club, olga: User, client: Client
+) -> None:
+    client.force_login(olga)
+    page = client.get("/leagues/tuesday/").content.decode()
+    assert 'name="substitute_policy"' in page
+    assert "is scored last at the table" in text(page)
+
+    client.post(
+        "/leagues/tuesday/settings/",
+        {"organiser_entries_settle": "on", "substitute_policy": "seat"},
+    )
+
+    club.season.league.refresh_from_db()
+    assert club.season.league.substitute_policy == "seat"
+    log = ChangeLog.objects.get(subject="substitute policy")
+    assert (log.before, log.after) == ("fixed", "seat")

@@ -71,6 +71,20 @@ class LeagueForm(RulesForm):
 
 class LeagueSettingsForm(PageForm):
     organiser_entries_settle = LeagueForm.base_fields["organiser_entries_settle"]
+    substitute_policy = forms.ChoiceField(
+        label=_("A player who leaves, replaced by a substitute, is scored"),
+        choices=[
+            ("fixed", _("last at the table: no points, $0 (the substitute counts for nobody)")),
+            ("seat", _("with the seat's result, as the substitute finishes it")),
+        ],
+        initial="fixed",
+        required=False,
+        widget=forms.RadioSelect,
+    )
+
+    def clean_substitute_policy(self) -> str | None:
+        """None, when not sent: the setting stays as it is."""
+        return self.cleaned_data.get("substitute_policy") or None
 
 
 class SeasonForm(PageForm):
@@ -282,6 +296,7 @@ class SubstituteForm(PageForm):
         members: Sequence[tuple[int, str]] = (),
         **kwargs: Any,
     ) -> None:
+        kwargs.setdefault("auto_id", "substitute_%s")  # beside the penalty form: ids apart
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["seat"]).choices = list(seats)
         cast(forms.ChoiceField, self.fields["member"]).choices = [("", "—"), *members]
@@ -324,5 +339,6 @@ class PenaltyForm(PageForm):
     def __init__(
         self, *args: Any, competitors: Sequence[tuple[int, str]] = (), **kwargs: Any
     ) -> None:
+        kwargs.setdefault("auto_id", "penalty_%s")  # beside the substitute form: ids apart
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["competitor"]).choices = list(competitors)

@@ -87,7 +87,10 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "rules": describe_rules(league.rules),
         "members": league.members.count(),
         "settings_form": LeagueSettingsForm(
-            initial={"organiser_entries_settle": league.organiser_entries_settle}
+            initial={
+                "organiser_entries_settle": league.organiser_entries_settle,
+                "substitute_policy": league.substitute_policy,
+            }
         ),
     }
     return render(request, "tournaments/league.html", context)
