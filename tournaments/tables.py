@@ -12,7 +12,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
-from games.models import Game
+from games.models import Game, Seat
 from tournaments.models import (
     GameEntry,
     GameNight,
@@ -31,6 +31,7 @@ class Sitter:
     name: str
     competitor: int
     user_id: int | None
+    tally: int | None = None  # the seat's running tally, once a round is recorded
 
 
 @dataclass(frozen=True)
@@ -94,21 +95,22 @@ def tournament_rounds(rounds: Iterable[TournamentRound]) -> dict[int, tuple[Tabl
     }
 
 
-def _sitter(entry: GameEntry, sub: tuple[str, int | None] | None) -> Sitter:
-    """A seat's player, or its substitute for the player who left."""
+def _sitter(entry: GameEntry, sub: tuple[str, int | None] | None, tally: int | None) -> Sitter:
+    """A seat's player (or its substitute for the player who left) and its tally."""
     if sub is None:
         return Sitter(
-            entry.seat, entry.competitor.name, entry.competitor_id, entry.competitor.user_id
+            entry.seat, entry.competitor.name, entry.competitor_id, entry.competitor.user_id, tally
         )
     name = _("%(substitute)s for %(absent)s") % {
         "substitute": sub[0],
         "absent": entry.competitor.name,
     }
-    return Sitter(entry.seat, str(name), entry.competitor_id, sub[1])
+    return Sitter(entry.seat, str(name), entry.competitor_id, sub[1], tally)
 
 
 def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]:
-    """Tables grouped by ``key`` (a round's id), each in table order: three queries."""
+    """Tables grouped by ``key`` (a round's id), each in table order, with each seat's
+    running tally: five queries."""
     rows = list(
         entries.select_related("competitor", "game").order_by(key, "table", "game_id", "seat")
     )
@@ -134,6 +136,12 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
             game_id__in=games
         ).values_list("game_id", "seat", "substitute_name", "substitute_user_id")
     }
+    tallies = {
+        (game_id, number): tally
+        for game_id, number, tally in Seat.objects.filter(game_id__in=games).values_list(
+            "game_id", "number", "tally"
+        )
+    }
     grouped: dict[int, dict[int, list[GameEntry]]] = defaultdict(dict)
     for e in rows:
         grouped[getattr(e, key)].setdefault(e.game_id, []).append(e)
@@ -147,7 +155,14 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
                     number=seated[0].table or 0,
                     game=game_id,
                     status=game.status,
-                    players=tuple(_sitter(e, subs.get((game_id, e.seat))) for e in seated),
+                    players=tuple(
+                        _sitter(
+                            e,
+                            subs.get((game_id, e.seat)),
+                            tallies.get((game_id, e.seat)) if recorded[game_id] else None,
+                        )
+                        for e in seated
+                    ),
                     rounds_recorded=recorded[game_id],
                     waiting=waiting[game_id],
                     disputed=game_id in disputed,
