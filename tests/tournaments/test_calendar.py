@@ -86,7 +86,7 @@ def test_the_season_schedule_splits_the_nights_to_come_from_those_played(
     with time_machine.travel(dt.datetime(2026, 3, 10, 18, 0, tzinfo=dt.UTC), tick=False):
         page = client.get(f"/seasons/{club.season.pk}/").content.decode()
 
-    schedule = text(page[page.index('id="schedule-heading"') : page.index("Add a game night")])
+    schedule = text(page[page.index('id="schedule-heading"') : page.index("nights.ics")])
     coming, played = schedule.split("Played")
     # tonight first, then the nights to come, each with where and a link to its page
     assert coming.index("Tonight") < coming.index("Tuesday, March 17, 2026 at Pub")
