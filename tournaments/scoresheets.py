@@ -11,24 +11,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from copy import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import F, Min, Prefetch
-from django.utils.translation import gettext as _
 
 from accounts.models import User
 from games.engine import RuleSet
 from games.models import Game, RoundScore, Seat
-from tournaments import selectors
+from tournaments import selectors, tables
 from tournaments.models import (
     Competition,
     GameEntry,
     GameNight,
     ScoreRecord,
     ScoreVote,
-    Substitution,
 )
 from tournaments.tables import Sitter
 
@@ -142,10 +139,8 @@ class Sheet:
 
 def sitters(game: Game) -> tuple[Sitter, ...]:
     """The players at a recorded game's table, in seat order (one query)."""
-    return tuple(
-        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id)
-        for e in GameEntry.objects.filter(game=game).select_related("competitor").order_by("seat")
-    )
+    entries = tables.with_substitutes(GameEntry.objects.filter(game=game))
+    return tuple(tables.sitter(e) for e in entries.select_related("competitor").order_by("seat"))
 
 
 def sheet(game: Game) -> Sheet:
@@ -159,7 +154,7 @@ def sheets(games: Sequence[Game]) -> list[Sheet]:
     ids = [g.pk for g in games]
     entries: dict[int, list[GameEntry]] = defaultdict(list)
     for entry in (
-        GameEntry.objects.filter(game_id__in=ids)
+        tables.with_substitutes(GameEntry.objects.filter(game_id__in=ids))
         .select_related("competition", "competitor")
         .order_by("game_id", "seat")
     ):
@@ -177,12 +172,6 @@ def sheets(games: Sequence[Game]) -> list[Sheet]:
         .order_by("id")
     ):
         records[record.game_id].append(record)
-    subs = {(sub.game_id, sub.seat): sub for sub in Substitution.objects.filter(game_id__in=ids)}
-    for game_id, seated in entries.items():  # a substitute plays the seat: their name, account
-        for i, entry in enumerate(seated):
-            sub = subs.get((game_id, entry.seat))
-            if sub is not None:
-                entries[game_id][i] = _substituted(entry, sub)
     places: dict[int, dict[int, int]] = defaultdict(dict)
     finished = [g.pk for g in games if g.status == Game.Status.FINISHED]
     for game_id, number, place in Seat.objects.filter(game_id__in=finished).values_list(
@@ -195,19 +184,6 @@ def sheets(games: Sequence[Game]) -> list[Sheet]:
     ]
 
 
-def _substituted(entry: GameEntry, sub: Substitution) -> GameEntry:
-    """The seat's entry as the sheet shows it once a substitute took it: "Carol for Bob",
-    with the substitute's account (it enters and confirms rounds); never saved."""
-    shown = copy(entry)
-    shown.competitor = copy(entry.competitor)
-    shown.competitor.name = _("%(substitute)s for %(absent)s") % {
-        "substitute": sub.substitute_name,
-        "absent": entry.competitor.name,
-    }
-    shown.competitor.user_id = sub.substitute_user_id
-    return shown
-
-
 def _sheet(
     game: Game,
     entries: list[GameEntry],
@@ -215,9 +191,7 @@ def _sheet(
     records: list[ScoreRecord],
     places: dict[int, int],
 ) -> Sheet:
-    players = tuple(
-        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id) for e in entries
-    )
+    players = tuple(tables.sitter(e) for e in entries)
     current = {
         r.round_number: r for r in records if not _superseded(r) and r.kind != ScoreRecord.Kind.VOID
     }

@@ -249,11 +249,10 @@ def standings(
         others = others.filter(entries__night=night).distinct()
     for competitor_id in others.values_list("pk", flat=True):
         totals.append(ranking.Totals(competitor_id, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0))
-    penalised = _penalty_totals(
-        penalties_at(
-            competition, as_of, after_night=after_night, after_round=after_round, night=night
-        )
+    given = penalties_at(
+        competition, as_of, after_night=after_night, after_round=after_round, night=night
     )
+    names, penalised = _names_and_penalties(competition, given)
     # a penalty comes off the total before ranking: points rank, dollars are shown
     totals = [
         replace(
@@ -265,7 +264,6 @@ def standings(
     ]
     order = competition.tiebreaks or list(ranking.DEFAULT_ORDER)
     ranked = ranking.rank(totals, order, _Detail(rows), competition.lot_seed)
-    names = dict(Competitor.objects.filter(competition=competition).values_list("pk", "name"))
     return [
         {
             "rank": position,
@@ -287,17 +285,27 @@ def standings(
     ]
 
 
-def _penalty_totals(penalties: QuerySet[Penalty]) -> dict[int, tuple[float, int]]:
-    """(points, dollars) taken off each penalised competitor."""
-    out: dict[int, tuple[float, int]] = {}
-    for competitor_id, kind, amount in penalties.values_list("competitor_id", "kind", "amount"):
-        points, dollars = out.get(competitor_id, (0.0, 0))
-        if kind == Penalty.Kind.POINTS:
-            points += amount
-        else:
-            dollars += int(amount)
-        out[competitor_id] = (points, dollars)
-    return out
+def _names_and_penalties(
+    competition: Competition, given: QuerySet[Penalty]
+) -> tuple[dict[int, str], dict[int, tuple[float, int]]]:
+    """Every competitor's name, and the (points, dollars) the ``given`` penalties take
+    off each penalised one: one query, the penalties summed inside it."""
+
+    def off(kind: str) -> Subquery:
+        mine = given.filter(competitor=OuterRef("pk"), kind=kind).order_by().values("competitor")
+        return Subquery(mine.annotate(total=Sum("amount")).values("total")[:1])
+
+    names: dict[int, str] = {}
+    penalised: dict[int, tuple[float, int]] = {}
+    for pk, name, points, dollars in (
+        Competitor.objects.filter(competition=competition)
+        .annotate(points_off=off(Penalty.Kind.POINTS), dollars_off=off(Penalty.Kind.DOLLARS))
+        .values_list("pk", "name", "points_off", "dollars_off")
+    ):
+        names[pk] = name
+        if points or dollars:
+            penalised[pk] = (points or 0.0, int(dollars or 0))
+    return names, penalised
 
 
 def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:

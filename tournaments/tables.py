@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext as _
 
 from games.models import Game, Seat
@@ -95,24 +95,42 @@ def tournament_rounds(rounds: Iterable[TournamentRound]) -> dict[int, tuple[Tabl
     }
 
 
-def _sitter(entry: GameEntry, sub: tuple[str, int | None] | None, tally: int | None) -> Sitter:
-    """A seat's player (or its substitute for the player who left) and its tally."""
-    if sub is None:
+def with_substitutes(entries: QuerySet[GameEntry]) -> QuerySet[GameEntry]:
+    """The entries, each with its seat's substitute if one took it (``substitute_name``,
+    ``substitute_user``: None otherwise), in the same query."""
+    taken = Substitution.objects.filter(game=OuterRef("game"), seat=OuterRef("seat"))
+    return entries.annotate(
+        substitute_name=Subquery(taken.values("substitute_name")[:1]),
+        substitute_user=Subquery(taken.values("substitute_user_id")[:1]),
+    )
+
+
+def sitter(entry: GameEntry, tally: int | None = None) -> Sitter:
+    """A seat's player, or (an entry read ``with_substitutes``) the substitute who took
+    the seat, as "Eve for Cleo" with the substitute's account: they play it now."""
+    substitute = getattr(entry, "substitute_name", None)
+    if substitute is None:
         return Sitter(
             entry.seat, entry.competitor.name, entry.competitor_id, entry.competitor.user_id, tally
         )
     name = _("%(substitute)s for %(absent)s") % {
-        "substitute": sub[0],
+        "substitute": substitute,
         "absent": entry.competitor.name,
     }
-    return Sitter(entry.seat, str(name), entry.competitor_id, sub[1], tally)
+    return Sitter(
+        entry.seat, str(name), entry.competitor_id, getattr(entry, "substitute_user", None), tally
+    )
 
 
 def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]:
     """Tables grouped by ``key`` (a round's id), each in table order, with each seat's
-    running tally: five queries."""
+    running tally and substitute: three queries."""
+    tally = Seat.objects.filter(game=OuterRef("game"), number=OuterRef("seat")).values("tally")
     rows = list(
-        entries.select_related("competitor", "game").order_by(key, "table", "game_id", "seat")
+        with_substitutes(entries)
+        .annotate(seat_tally=Subquery(tally[:1]))
+        .select_related("competitor", "game")
+        .order_by(key, "table", "game_id", "seat")
     )
     games = {e.game_id for e in rows}
     waiting: dict[int, int] = defaultdict(int)
@@ -129,19 +147,6 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
         waiting[game_id] += status != ScoreRecord.Status.CONFIRMED
         if status == ScoreRecord.Status.DISPUTED:
             disputed.setdefault(game_id, number)
-    # a seat a substitute took shows as "Eve for Cleo", with the substitute's account
-    subs = {
-        (game_id, seat): (name, user_id)
-        for game_id, seat, name, user_id in Substitution.objects.filter(
-            game_id__in=games
-        ).values_list("game_id", "seat", "substitute_name", "substitute_user_id")
-    }
-    tallies = {
-        (game_id, number): tally
-        for game_id, number, tally in Seat.objects.filter(game_id__in=games).values_list(
-            "game_id", "number", "tally"
-        )
-    }
     grouped: dict[int, dict[int, list[GameEntry]]] = defaultdict(dict)
     for e in rows:
         grouped[getattr(e, key)].setdefault(e.game_id, []).append(e)
@@ -156,11 +161,7 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
                     game=game_id,
                     status=game.status,
                     players=tuple(
-                        _sitter(
-                            e,
-                            subs.get((game_id, e.seat)),
-                            tallies.get((game_id, e.seat)) if recorded[game_id] else None,
-                        )
+                        sitter(e, e.seat_tally if recorded[game_id] else None)  # type: ignore[attr-defined]  # annotated
                         for e in seated
                     ),
                     rounds_recorded=recorded[game_id],

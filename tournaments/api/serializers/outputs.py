@@ -63,8 +63,11 @@ class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
 
 class SitterSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
-    name = serializers.CharField()
+    name = serializers.CharField(help_text='A substitute shows as "Eve for Cleo"')
     competitor = serializers.IntegerField()
+    tally = serializers.IntegerField(
+        allow_null=True, help_text="The seat's running tally; null until a round is recorded"
+    )
 
 
 class TableSerializer(serializers.Serializer[Any]):
