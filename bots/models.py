@@ -37,6 +37,9 @@ class Bot(models.Model):
     description = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     is_active = models.BooleanField(default=True, help_text="Inactive bots are not scheduled")
+    alert_url = models.URLField(
+        max_length=500, blank=True, help_text="The owner's webhook, told when a version is paused"
+    )
 
     class Meta:
         ordering = ("name",)
@@ -54,7 +57,13 @@ class BotVersion(models.Model):
         VALIDATING = "validating", "Validation running"
         READY = "ready", "Validated: plays ranked games"
         FAILED = "failed", "Validation failed"
+        PAUSED = "paused", "Paused: off the ladder until resumed"
         RETIRED = "retired", "Replaced or withdrawn"
+
+    class PauseReason(models.TextChoices):
+        STRIKES = "strikes", "Strikes in a row across games"
+        AUTOPILOT = "autopilot", "Games on autopilot within the window"
+        OWNER = "owner", "Paused by its owner"
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
@@ -73,6 +82,18 @@ class BotVersion(models.Model):
     sigma = models.FloatField(default=DEFAULT_SIGMA)
     games_played = models.PositiveIntegerField(default=0)
     matches_played = models.PositiveIntegerField(default=0)
+    # Health (bots.health): strikes in a row across games, reset by a good answer; a
+    # version is paused, off the ladder, when they or its autopilot games pile up.
+    strike_streak = models.PositiveIntegerField(default=0)
+    health_since = models.DateTimeField(
+        null=True, blank=True, help_text="Its last resume: autopilot games before it do not count"
+    )
+    paused_at = models.DateTimeField(null=True, blank=True)
+    pause_reason = models.CharField(max_length=12, choices=PauseReason.choices, blank=True)
+    pause_detail = models.CharField(max_length=300, blank=True)
+    pause_notified_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its owner was told of the pause"
+    )
 
     class Meta:
         ordering = ("bot", "-number")

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from bots import services, webhook
+from bots import health, services, webhook
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
 from bots.persistence.games import Seating
@@ -257,6 +257,7 @@ def _ask_webhook(match: Table, game: Game, state: State, control: SeatControl) -
     if verdict.fault is not None:
         _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms)
         return
+    health.answered(version)
     _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK)
 
 
@@ -316,6 +317,7 @@ def _await_client(match: Table, game: Game, state: State, control: SeatControl) 
     elapsed_ms = int((time.monotonic() - started) * 1000)
     if moved:
         services.time_spend(control=control, decision_ms=match.decision_ms, elapsed_ms=elapsed_ms)
+        health.answered(control.version)
         return
     _fault(
         game, state, control, Strike.Reason.TIMEOUT, f"no action within {budget_ms} ms", elapsed_ms

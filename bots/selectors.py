@@ -11,7 +11,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from accounts.models import User
 from bots import ratings
-from bots.models import Bot, BotVersion, Match, MatchEntry, RatingChange, Strike
+from bots.models import Bot, BotVersion, Match, MatchEntry, MatchGame, RatingChange, Strike
 
 
 def leaderboard() -> list[dict[str, Any]]:
@@ -69,11 +69,15 @@ def matches_of(bots: Q) -> QuerySet[Match]:
 
 
 def match_rows(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """Matches with everything a match's row shows: entries with their bots, the games,
-    the rating changes (four queries, however many matches)."""
+    """Matches with everything a match's row shows: entries with their bots, the games
+    (with their status: only a finished one has a replay), the rating changes (four
+    queries, however many matches)."""
+    games = MatchGame.objects.select_related("game").only(
+        "match_id", "rotation", "game_id", "game__status"
+    )
     return matches.prefetch_related(
         "entries__version__bot",
-        "match_games",
+        Prefetch("match_games", queryset=games),
         Prefetch("rating_changes", queryset=RatingChange.objects.select_related("version__bot")),
     )
 

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from accounts.models import ApiToken, User
 from accounts.services import token_create
-from bots import persistence, ratings, timecontrol
+from bots import health, persistence, ratings, timecontrol
 from bots.models import (
     Bot,
     BotVersion,
@@ -180,11 +180,6 @@ def _require_owner(bot: Bot, user: User) -> None:
         raise DomainError("permission_denied", "This bot is someone else's.", status=403)
 
 
-def webhook_secret() -> str:
-    """A strong random secret, offered to owners who have none."""
-    return secrets.token_urlsafe(32)
-
-
 # --- matches ----------------------------------------------------------------------------
 
 
@@ -269,7 +264,8 @@ def match_attempt_refund(*, match_id: int) -> None:
 def strike_record(
     *, control: SeatControl, game_version: int, reason: str, detail: str, elapsed_ms: int
 ) -> SeatControl:
-    """Log a strike; the third one hands the seat to the autopilot for the rest of the game."""
+    """Log a strike; the third one hands the seat to the autopilot for the rest of the game.
+    A ready version's strikes count towards its pause (``bots.health.strike_counted``)."""
     control = SeatControl.objects.select_for_update().get(pk=control.pk)
     Strike.objects.create(
         control=control,
@@ -280,9 +276,13 @@ def strike_record(
     )
     control.strikes += 1
     control.time_bank_ms = timecontrol.bank_after_strike(control.time_bank_ms, reason)
-    if control.strikes >= timecontrol.MAX_STRIKES and control.autopilot_since is None:
+    handed_over = control.strikes >= timecontrol.MAX_STRIKES and control.autopilot_since is None
+    if handed_over:
         control.autopilot_since = timezone.now()
     control.save(update_fields=["strikes", "time_bank_ms", "autopilot_since"])
+    health.strike_counted(
+        version_id=control.version_id, detail=f"{reason} ({detail})", autopilot=handed_over
+    )
     transaction.on_commit(metrics.STRIKES.labels(reason).inc)
     return control
 
@@ -322,8 +322,10 @@ def match_finish(*, match: Match) -> Match:
         "dollars": {str(e.standing.key): e.standing.dollars for e in entries},
     }
     changes: list[ratings.Change] = []
-    if rate:
-        changes = ratings.rate(standings, {e.standing.key: e.rating for e in entries})
+    if rate:  # a paused version's rating stays as it is (bots.health); the others move
+        paused = {e.standing.key for e in entries if e.paused}
+        rated = ratings.rate(standings, {e.standing.key: e.rating for e in entries})
+        changes = [c for c in rated if c.key not in paused]
         match.rated_at = match.finished_at
     match_rows.match_finish_write(match, entries, places, changes, games)
     _counted(match.kind, Match.Status.FINISHED)
@@ -357,7 +359,7 @@ def version_validated(*, version: BotVersion, passed: bool, log: list[str]) -> B
     version.status = BotVersion.Status.READY if passed else BotVersion.Status.FAILED
     version.save(update_fields=["validation_log", "validated_at", "status"])
     if passed:
-        BotVersion.objects.filter(bot=version.bot, status=BotVersion.Status.READY).exclude(
-            pk=version.pk
-        ).update(status=BotVersion.Status.RETIRED)
+        BotVersion.objects.filter(
+            bot=version.bot, status__in=(BotVersion.Status.READY, BotVersion.Status.PAUSED)
+        ).exclude(pk=version.pk).update(status=BotVersion.Status.RETIRED)
     return version

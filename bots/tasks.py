@@ -12,7 +12,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from bots import ladder, leases, recovery, runner, services, validation
+from bots import health, ladder, leases, recovery, runner, services, validation
 from bots.models import BotVersion
 from cya_site import dispatch, metrics
 
@@ -179,3 +179,13 @@ def sweep() -> int:
         if found:
             metrics.SWEEP_RESENT.labels(kind).inc(len(found))
     return len(matches) + len(versions) + len(turns)
+
+
+@shared_task(name="bots.notify_pause", time_limit=60, soft_time_limit=50)
+def notify_pause(version_id: int) -> str:
+    """Tell a paused version's owner, by email and on the bot's alert webhook (each if
+    set), once: a redelivery finds it told (``bots.health.pause_claim``)."""
+    version = health.pause_claim(version_id)
+    if version is None:
+        return "told already, or no longer paused"
+    return ", ".join(health.pause_tell(version)) or "nothing to tell on"

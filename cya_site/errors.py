@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
@@ -259,11 +260,16 @@ class PageNotFoundMiddleware:
     """A page view's Http404 becomes the site's 404 page, also with DEBUG on (under
     ``make run``), where Django would show its technical page with the site's routes."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
+    sync_capable = True
+    async_capable = True  # synchronous only, it would hold a thread per async request
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        return self.get_response(request)  # a coroutine in an async chain
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         """The 404 page for a page's Http404; anything else (and the API) as before."""

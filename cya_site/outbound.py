@@ -178,6 +178,15 @@ def _form_problem(url: httpx.URL) -> str | None:
     return None
 
 
+def url_form_problem(url: str) -> str | None:
+    """What is wrong with a webhook URL's form, or None: ``url_check``'s first half, which
+    asks no DNS (a page reports it beside the URL, with the form's other errors)."""
+    try:
+        return _form_problem(httpx.URL(url))
+    except httpx.InvalidURL:
+        return "The webhook URL cannot be read."
+
+
 def url_check(url: str) -> None:
     """Refuse a webhook URL at registration, by its form and by its host's addresses.
 

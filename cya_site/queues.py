@@ -8,7 +8,8 @@ Every task names its class here, in one table the settings turn into Celery's
 - ``batch``: the ladder's and bot tournaments' matches (in slices of about
   MATCH_SLICE_SECONDS), a new version's validation (its handshake and its game, one
   task), tournaments' rounds and the result sync;
-- ``outbound``: clubs' webhooks, which wait on other people's servers.
+- ``outbound``: clubs' webhooks and bot owners' pause alerts, which wait on other
+  people's servers.
 
 Workers are started per class (docs/operations.md, "Processes"; ``make run`` starts the
 same split), so a busy ladder never delays a bot's move at a people's table.
@@ -42,6 +43,7 @@ TASK_CLASSES: Mapping[str, str] = {
     "tournaments.rate_online_game": BATCH,
     "tournaments.sync_results": BATCH,
     "tournaments.deliver": OUTBOUND,
+    "bots.notify_pause": OUTBOUND,
 }
 
 

@@ -27,7 +27,6 @@ from typing import NamedTuple
 
 import redis
 from django.conf import settings
-from django.db import connection
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.5
@@ -48,8 +47,10 @@ def seat_channel(game_id: int, seat: int) -> str:
 def _namespace() -> str:
     """The database the game ids belong to. Pub/sub channels are shared by every client of
     a Redis server, whatever its database number: two sites (or test runs, or a benchmark)
-    sharing one Redis must not hear each other's game 1."""
-    return str(connection.settings_dict["NAME"])
+    sharing one Redis must not hear each other's game 1. Read from the settings, not from
+    ``connection``: in an async context each task gets a connection object of its own, and
+    a stream would keep one for nothing (Django's test runner renames both alike)."""
+    return str(settings.DATABASES["default"]["NAME"])
 
 
 @cache

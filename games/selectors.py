@@ -13,8 +13,7 @@ from django.db.models import F, Prefetch, QuerySet
 
 from accounts.models import User
 from games import store
-from games.engine import State, action_to_json, legal_actions, observe
-from games.engine.state import DECISION_NAMES
+from games.engine import State, decision_object, observe
 from games.models import Game, Round, RoundScore, Seat
 
 
@@ -78,20 +77,9 @@ def decision(game: Game, seat: Seat) -> dict[str, Any] | None:
 def decision_payload(
     game_id: int, state: State, *, deadline: datetime | None, time_bank_ms: int | None
 ) -> dict[str, Any]:
-    """The decision object for the seat to act: the one contract of humans, bots, webhooks."""
-    seat = state.to_act
-    edition = state.rules.edition
-    return {
-        "decision_id": f"{game_id}:{state.version}",
-        "game": game_id,
-        "seat": seat,
-        "kind": DECISION_NAMES[state.kind],
-        "version": state.version,
-        "legal_actions": [action_to_json(a, edition) for a in legal_actions(state)],
-        "deadline": deadline,
-        "time_bank_ms": time_bank_ms,
-        "observation": observe(state, seat),
-    }
+    """The decision object for the seat to act: the one contract of humans, bots, webhooks
+    (built by the engine, so the SDK's local runner sends bots the very same object)."""
+    return decision_object(state, game=game_id, deadline=deadline, time_bank_ms=time_bank_ms)
 
 
 def public_events(game: Game, after: int, limit: int) -> list[dict[str, Any]]:

@@ -37,6 +37,13 @@ class VersionCreateInputSerializer(StrictInputSerializer):
     )
 
 
+class AlertsInputSerializer(StrictInputSerializer):
+    url = WebhookUrlField(
+        allow_blank=True,
+        help_text='Told (POST, JSON) when a version of the bot is paused; "" for none',
+    )
+
+
 class TokenInputSerializer(StrictInputSerializer):
     name = serializers.CharField(max_length=100, default="bot")
 
@@ -55,6 +62,15 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
     provisional = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField(help_text="Webhooks; only for the owner and staff")
     validation_log = serializers.SerializerMethodField()
+    pause_reason = serializers.ChoiceField(
+        choices=BotVersion.PauseReason.choices,
+        allow_blank=True,
+        read_only=True,
+        help_text='Why it is paused; "" when it is not',
+    )
+    pause_detail = serializers.SerializerMethodField(
+        help_text="Why it was paused; only for the owner and staff"
+    )
 
     class Meta:
         model = BotVersion
@@ -74,8 +90,14 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
             "provisional",
             "games_played",
             "matches_played",
+            "paused_at",
+            "pause_reason",
+            "pause_detail",
         )
         read_only_fields = fields
+
+    def get_pause_detail(self, version: BotVersion) -> str | None:
+        return version.pause_detail if self._owns(version) else None
 
     def get_provisional(self, version: BotVersion) -> bool:
         return ratings.provisional(version.sigma, version.games_played)
@@ -97,6 +119,9 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
     owner = serializers.CharField(source="owner.username")
     username = serializers.CharField(source="user.username", help_text="The account it plays as")
     latest = serializers.SerializerMethodField()
+    alert_url = serializers.SerializerMethodField(
+        help_text="The webhook told of pauses; only for the owner and staff"
+    )
 
     class Meta:
         model = Bot
@@ -110,8 +135,14 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "created_at",
             "is_active",
             "latest",
+            "alert_url",
         )
         read_only_fields = fields
+
+    def get_alert_url(self, bot: Bot) -> str | None:
+        user = self.context.get("user")
+        owns = user is not None and (user.pk == bot.owner_id or user.is_staff)
+        return bot.alert_url if owns else None
 
     def get_latest(self, bot: Bot) -> dict[str, Any] | None:
         version = max(bot.versions.all(), key=lambda v: v.number, default=None)

@@ -12,9 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import User
-from bots import selectors, services
+from bots import health, selectors, services
 from bots.api.filters import MatchFilter
 from bots.api.serializers import (
+    AlertsInputSerializer,
     BotCreateInputSerializer,
     BotSerializer,
     BotTokenSerializer,
@@ -90,6 +91,32 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Bo
         token, key = services.bot_token_create(bot=bot, by=_user(request), **data.validated_data)
         body = {"id": token.pk, "name": token.name, "prefix": token.prefix, "key": key}
         return Response(BotTokenSerializer(body).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: VersionSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def pause(self, request: Request, pk: str) -> Response:
+        """Take the bot's ready version off the ladder until it is resumed (owner, staff):
+        ``nothing_to_pause`` (409) when it has none."""
+        version = health.version_pause(bot=self.get_object(), by=_user(request))
+        return Response(VersionSerializer(version, context=self.get_serializer_context()).data)
+
+    @extend_schema(request=None, responses={200: VersionSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def resume(self, request: Request, pk: str) -> Response:
+        """Put the bot's paused version back on the ladder, once its handshake (repeated
+        first, for a webhook) passes: ``handshake_failed`` (409, with the handshake's
+        ``reason`` and ``detail``) leaves it paused; ``not_paused`` (409) when none is."""
+        version = health.version_resume(bot=self.get_object(), by=_user(request))
+        return Response(VersionSerializer(version, context=self.get_serializer_context()).data)
+
+    @extend_schema(request=AlertsInputSerializer, responses={200: BotSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def alerts(self, request: Request, pk: str) -> Response:
+        """Set the webhook told when a version of the bot is paused (owner, staff)."""
+        data = AlertsInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = health.bot_alerts_set(bot=self.get_object(), by=_user(request), **data.validated_data)
+        return Response(BotSerializer(bot, context=self.get_serializer_context()).data)
 
     @extend_schema(responses={200: StrikeSerializer(many=True)})
     # A plain array: the latest strikes only, at most STRIKES_SHOWN.

@@ -66,11 +66,13 @@ def _claim_sql() -> str:
 
 class EntryResult(NamedTuple):
     """A match entry's aggregate over the games (keyed by version), and its version's
-    rating: current, and locked, if the match is rated."""
+    rating: current, and locked, if the match is rated; ``paused``: its version is paused
+    (bots.health), so the match leaves its rating as it is."""
 
     entry_id: int
     standing: ratings.Standing
     rating: tuple[float, float]  # (mu, sigma)
+    paused: bool = False
 
 
 class Results(NamedTuple):
@@ -81,8 +83,10 @@ class Results(NamedTuple):
 
 
 # One row per entry and game it played (one with no game if it played none):
-# (position, entry id, version id, mu, sigma, game id, place, tally, forfeited)
-_ResultRow = tuple[int, int, int, float, float, int | None, int | None, int | None, bool | None]
+# (position, entry id, version id, mu, sigma, version status, game id, place, tally, forfeited)
+_ResultRow = tuple[
+    int, int, int, float, float, str, int | None, int | None, int | None, bool | None
+]
 
 
 def match_locked_with_results(match_id: int, *, lock_versions: bool) -> tuple[Match, Results]:
@@ -106,11 +110,12 @@ def match_locked_with_results(match_id: int, *, lock_versions: bool) -> tuple[Ma
 
 
 def _aggregate(found: Sequence[Sequence[Any]]) -> Results:
-    heads: dict[int, tuple[int, int, tuple[float, float]]] = {}
+    heads: dict[int, tuple[int, int, tuple[float, float], bool]] = {}
     totals: dict[int, dict[str, Any]] = {}
     games = set()
-    for position, entry_id, version_id, mu, sigma, game_id, place, tally, forfeited in found:
-        heads[version_id] = (position, entry_id, (mu, sigma))
+    for row in found:
+        position, entry_id, version_id, mu, sigma, status, game_id, place, tally, forfeited = row
+        heads[version_id] = (position, entry_id, (mu, sigma), status == BotVersion.Status.PAUSED)
         total = totals.setdefault(version_id, {"places": 0, "dollars": 0, "forfeited": False})
         if game_id is not None:
             games.add(game_id)
@@ -118,8 +123,8 @@ def _aggregate(found: Sequence[Sequence[Any]]) -> Results:
             total["dollars"] += tally or 0
             total["forfeited"] |= bool(forfeited)
     entries = [
-        EntryResult(entry_id, ratings.Standing(key=key, **totals[key]), rating)
-        for key, (_, entry_id, rating) in sorted(heads.items(), key=lambda kv: kv[1][0])
+        EntryResult(entry_id, ratings.Standing(key=key, **totals[key]), rating, paused)
+        for key, (_, entry_id, rating, paused) in sorted(heads.items(), key=lambda kv: kv[1][0])
     ]
     return Results(entries, len(games))
 
@@ -130,7 +135,7 @@ def _result_rows_orm(match_id: int, *, lock_versions: bool) -> list[_ResultRow]:
     if lock_versions:
         of = ("self",) if connection.features.has_select_for_update_of else ()
         versions = versions.select_for_update(of=of)
-    rating = {v.pk: (v.mu, v.sigma) for v in versions}
+    rating = {v.pk: (v.mu, v.sigma, v.status) for v in versions}
     played: dict[int, list[tuple[int, int | None, int | None, bool]]] = {}
     for version_id, game_id, place, tally, autopilot in SeatControl.objects.filter(
         seat__game__match_game__match_id=match_id
@@ -163,7 +168,7 @@ def _results_sql(lock_versions: bool) -> str:
     e, v = rows.Table(MatchEntry, "e"), rows.Table(BotVersion, "v")
     mg, s, c = rows.Table(MatchGame, "mg"), rows.Table(Seat, "s"), rows.Table(SeatControl, "c")
     sql = (
-        f"SELECT {e.position}, {e.id}, {e.version}, {v.mu}, {v.sigma},"
+        f"SELECT {e.position}, {e.id}, {e.version}, {v.mu}, {v.sigma}, {v.status},"
         " played.game_id, played.place, played.tally, played.forfeited"
         f" FROM {e} JOIN {v} ON {v.id} = {e.version}"
         f" LEFT JOIN (SELECT {c.version} AS version_id, {s.game} AS game_id,"

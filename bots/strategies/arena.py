@@ -21,7 +21,6 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from math import sqrt
 from pathlib import Path
 from random import Random
 
@@ -32,10 +31,9 @@ from games.engine import RuleSet, State, apply, new_game
 from games.engine.scoring import ranking
 
 from .builtin import Strategy
+from .duplicate import Interval, deal_seeds, interval, rotation
 from .registry import STRATEGIES, decide, strategy
 from .search import DEFAULT_ITERATIONS, SearchStrategy
-
-Z95 = 1.96
 
 
 def play(rules: RuleSet, seed: int, seats: Sequence[Strategy], rng: Random) -> State:
@@ -53,24 +51,6 @@ def places(state: State) -> list[int]:
     for row in ranking(state.table, state.tallies, state.wins, state.winners, state.resigned):
         out[row["seat"]] = row["place"]
     return out
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A mean and the half-width of its 95% confidence interval."""
-
-    mean: float
-    half: float
-
-
-def interval(samples: Sequence[float]) -> Interval:
-    """The mean of independent samples with a normal 95% interval."""
-    n = len(samples)
-    mean = sum(samples) / n
-    if n < 2:
-        return Interval(mean, float("inf"))
-    var = sum((x - mean) ** 2 for x in samples) / (n - 1)
-    return Interval(mean, Z95 * sqrt(var / n))
 
 
 @dataclass(frozen=True)
@@ -140,7 +120,7 @@ def deal(rules: RuleSet, names: tuple[str, ...], make: Maker, seed: int) -> Deal
     n = len(names)
     placed, won = [], []
     for r in range(n):
-        entry_at = [(k + r) % n for k in range(n)]  # seat k is played by entry_at[k]
+        entry_at = rotation(n, r)  # seat k is played by entry_at[k]
         state = play(rules, seed, [players[e] for e in entry_at], rng)
         where = places(state)
         by_entry = [0] * n
@@ -165,11 +145,11 @@ def deals_played(
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
 ) -> list[Deal]:
-    """Deals ``seed * 100_003 + d`` for ``d < deals``, in order, on ``jobs`` processes.
+    """Deals ``deal_seeds(seed, deals)``, in order, on ``jobs`` processes.
 
     The same arguments give the same deals whatever ``jobs`` is (time-bound search aside).
     """
-    seeds = [seed * 100_003 + d for d in range(deals)]
+    seeds = deal_seeds(seed, deals)
     key = tuple(names)
     if jobs <= 1:
         out = []

@@ -20,3 +20,11 @@ def status_words(version: BotVersion) -> str:
 def status_badge(version: BotVersion) -> str:
     """The badge class of the version's status: ok, warn, bad, or none (retired)."""
     return figures.STATUS_BADGES.get(BotVersion.Status(version.status), "")
+
+
+@register.filter
+def pause_words(version: BotVersion) -> str:
+    """Why a paused version was paused, in the page's language."""
+    if not version.pause_reason:
+        return ""
+    return str(figures.PAUSE_WORDS[BotVersion.PauseReason(version.pause_reason)])

@@ -35,11 +35,13 @@ STATUS_WORDS = {
     BotVersion.Status.VALIDATING: gettext_lazy("validating: its validation game is on"),
     BotVersion.Status.READY: gettext_lazy("ready: plays ranked games"),
     BotVersion.Status.FAILED: gettext_lazy("failed validation"),
+    BotVersion.Status.PAUSED: gettext_lazy("paused: off the ladder until resumed"),
     BotVersion.Status.RETIRED: gettext_lazy("retired: a newer version replaced it"),
 }
 STATUS_BADGES = {
     BotVersion.Status.READY: "ok",
     BotVersion.Status.FAILED: "bad",
+    BotVersion.Status.PAUSED: "bad",
     BotVersion.Status.PENDING: "warn",
     BotVersion.Status.VALIDATING: "warn",
 }
@@ -111,3 +113,10 @@ def strength_tables() -> list[dict[str, Any]]:
         }
         for m in _measured()
     ]
+
+
+PAUSE_WORDS = {
+    BotVersion.PauseReason.STRIKES: gettext_lazy("its answers failed again and again"),
+    BotVersion.PauseReason.AUTOPILOT: gettext_lazy("too many of its games went to the autopilot"),
+    BotVersion.PauseReason.OWNER: gettext_lazy("its owner paused it"),
+}

@@ -14,7 +14,10 @@ from django.utils.translation import gettext_lazy as _
 
 from bots.models import Bot
 from bots.strategies import STRATEGIES
+from cya_site import outbound
 from cya_site.forms import PageForm
+
+SECRET_MIN = 16  # as bots.services.version_create asks
 
 KINDS = {
     Bot.Kind.WEBHOOK: _("Webhook: the platform calls your bot's URL"),
@@ -76,11 +79,13 @@ class VersionForm(PageForm):
     )
     secret = forms.CharField(
         label=_("Secret"),
+        min_length=SECRET_MIN,
         max_length=200,
         strip=False,
+        error_messages={"min_length": _("A webhook secret needs 16 characters or more.")},
         help_text=_(
-            "16 characters or more. It signs every request to your bot and is never shown "
-            "again: set it on your bot's server before you save."
+            "16 characters or more: type your own, or generate one. It signs every request "
+            "to your bot and is never shown again: set it on your bot's server before you save."
         ),
     )
     strategy = forms.ChoiceField(
@@ -88,6 +93,14 @@ class VersionForm(PageForm):
     )
     url.widget.attrs.update(autocomplete="off", inputmode="url", spellcheck="false")
     secret.widget.attrs.update(autocomplete="off", spellcheck="false")
+
+    def clean_url(self) -> str:
+        """The URL's form, judged with the other fields (the service then resolves it)."""
+        url: str = self.cleaned_data["url"]
+        problem = outbound.url_form_problem(url)
+        if problem is not None:
+            raise forms.ValidationError(problem, code="invalid")
+        return url
 
     def __init__(self, *args: Any, kind: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -109,3 +122,23 @@ class TokenForm(PageForm):
         help_text=_("Where it will be used, such as 'laptop'."),
     )
     name.widget.attrs.update(autocomplete="off")
+
+
+class AlertsForm(PageForm):
+    """The webhook told when a version of the bot is paused (bots.health)."""
+
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "webhook_address_refused": "url",
+        "webhook_host_not_found": "url",
+    }
+
+    url = forms.CharField(
+        label=_("Alert webhook URL"),
+        max_length=500,
+        required=False,
+        help_text=_(
+            "Optional. Told (a POST of JSON) when a version is paused; leave empty for none. "
+            "An email goes to your account's address too, if it has one."
+        ),
+    )
+    url.widget.attrs.update(autocomplete="off", inputmode="url", spellcheck="false")

@@ -14,4 +14,7 @@ urlpatterns = [
     path("bots/<str:name>/", views.bot_detail, name="bot"),
     path("bots/<str:name>/versions/", views.version_new, name="bot-version-new"),
     path("bots/<str:name>/tokens/", views.token_new, name="bot-token-new"),
+    path("bots/<str:name>/pause/", views.version_pause, name="bot-pause"),
+    path("bots/<str:name>/resume/", views.version_resume, name="bot-resume"),
+    path("bots/<str:name>/alerts/", views.alerts_set, name="bot-alerts"),
 ]

@@ -7,6 +7,7 @@ same writers, the same refusals, each shown beside the field it is about.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +21,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
-from bots import ratings, selectors, services
+from bots import health, ratings, selectors, services
 from bots.models import Bot, BotVersion, Match
 from bots.web import figures
-from bots.web.forms import BotForm, TokenForm, VersionForm
+from bots.web.forms import AlertsForm, BotForm, TokenForm, VersionForm
 from cya_site.errors import DomainError
+from games.models import Game
 
 MATCHES_SHOWN = 20
 STRIKES_SHOWN = 50
@@ -116,6 +118,50 @@ def version_new(request: HttpRequest, name: str) -> HttpResponse:
 
 @require_POST
 @login_required
+def version_pause(request: HttpRequest, name: str) -> HttpResponse:
+    """Pause the bot's ready version by hand (``bots.health.version_pause``)."""
+    bot = _bot(name)
+    try:
+        version = health.version_pause(bot=bot, by=_signed_in(request))
+    except DomainError as error:
+        _forbidden(error)
+        return _page(request, bot, status=error.http_status, health_error=error.message)
+    return redirect(f"{reverse('bot', kwargs={'name': bot.name})}#version-{version.number}")
+
+
+@require_POST
+@login_required
+def version_resume(request: HttpRequest, name: str) -> HttpResponse:
+    """Resume the bot's paused version once its handshake passes
+    (``bots.health.version_resume``); if it fails, the page says why."""
+    bot = _bot(name)
+    try:
+        version = health.version_resume(bot=bot, by=_signed_in(request))
+    except DomainError as error:
+        _forbidden(error)
+        return _page(request, bot, status=error.http_status, health_error=error.message)
+    return redirect(f"{reverse('bot', kwargs={'name': bot.name})}#version-{version.number}")
+
+
+@require_POST
+@login_required
+def alerts_set(request: HttpRequest, name: str) -> HttpResponse:
+    """Set the webhook told of pauses (``bots.health.bot_alerts_set``)."""
+    bot = _bot(name)
+    form = AlertsForm(request.POST, prefix="alerts")
+    if form.is_valid():
+        try:
+            health.bot_alerts_set(bot=bot, by=_signed_in(request), url=form.cleaned_data["url"])
+        except DomainError as error:
+            _forbidden(error)
+            form.refuse(error)
+        else:
+            return redirect(f"{reverse('bot', kwargs={'name': bot.name})}#alerts")
+    return _page(request, bot, status=400, alerts_form=form)
+
+
+@require_POST
+@login_required
 def token_new(request: HttpRequest, name: str) -> HttpResponse:
     """A token for an API-client bot (``bots.services.bot_token_create``), shown once: on
     this answer and never again, so the page is rendered here rather than redirected."""
@@ -184,6 +230,15 @@ def _page(request: HttpRequest, bot: Bot, *, status: int = 200, **extra: Any) ->
         context["version_form"] = extra.pop("version_form", None) or _version_form(bot, versions)
         if bot.kind == Bot.Kind.WEBHOOK and versions:
             context["rotate_form"] = extra.pop("rotate_form", None) or _rotate_form(versions[0])
+        if bot.kind != Bot.Kind.BUILTIN:
+            initial = {"url": bot.alert_url}
+            context["alerts_form"] = extra.pop("alerts_form", None) or AlertsForm(
+                initial=initial, prefix="alerts"
+            )
+            rules = health.limits()
+            context["pause_strikes"] = rules.strikes
+            context["pause_games"] = rules.autopilot_games
+            context["pause_minutes"] = int(rules.window.total_seconds() // 60)
     if access.owner and bot.kind == Bot.Kind.API_CLIENT:
         context["token_form"] = extra.pop("token_form", None) or TokenForm()
     context.update(extra)
@@ -191,23 +246,34 @@ def _page(request: HttpRequest, bot: Bot, *, status: int = 200, **extra: Any) ->
 
 
 def _version_form(bot: Bot, versions: list[BotVersion]) -> VersionForm:
-    """A fresh version form: a webhook's URL as the newest version has it, and a strong
-    random secret offered (the owner may type their own)."""
-    initial = {"url": versions[0].url if versions else "", "secret": services.webhook_secret()}
+    """A fresh version form: a webhook's URL as the newest version has it. The secret is
+    the owner's to type, or to make with the Generate button (bots/secret.js): never
+    filled in here, so the page never shows one the bot's server does not know."""
+    initial = {"url": versions[0].url if versions else ""}
     return VersionForm(kind=bot.kind, initial=initial)
 
 
 def _rotate_form(newest: BotVersion) -> VersionForm:
-    """Rotating the secret: the same URL, a new random secret, as a new version."""
-    initial = {"url": newest.url, "secret": services.webhook_secret(), "tag": newest.tag}
+    """Rotating the secret: the same URL and tag, a new secret, as a new version."""
+    initial = {"url": newest.url, "tag": newest.tag}
     return VersionForm(kind=newest.bot.kind, prefix="rotate", initial=initial)
+
+
+VALIDATION_GAME = re.compile(r"^validation game (\d+) ")  # bots.validation's log line
 
 
 def _version_row(version: BotVersion) -> dict[str, Any]:
     return {
         "version": version,
         "provisional": ratings.provisional(version.sigma, version.games_played),
+        "log": [_log_line(line) for line in version.validation_log],
     }
+
+
+def _log_line(line: str) -> dict[str, Any]:
+    """A validation log line, with its validation game's replay if it names one."""
+    found = VALIDATION_GAME.match(line)
+    return {"text": line, "replay": figures.replay_path(int(found[1])) if found else None}
 
 
 def _match_rows(bot: Bot) -> list[dict[str, Any]]:
@@ -238,8 +304,11 @@ def _match_row(bot: Bot, match: Match) -> dict[str, Any]:
             key=lambda e: (e.place or len(entries) + 1, e.position),
         ),
         "delta": delta,
+        # a replay for each game played to its end: the others are not there yet
         "games": [
             (n, figures.replay_path(mg.game_id))
             for n, mg in enumerate(match.match_games.all(), start=1)
+            if mg.game.status == Game.Status.FINISHED
         ],
+        "unplayed": match.status in (Match.Status.SCHEDULED, Match.Status.RUNNING),
     }

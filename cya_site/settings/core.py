@@ -57,7 +57,7 @@ MIDDLEWARE = [
     "django_permissions_policy.PermissionsPolicyMiddleware",
     # Static files in production (compressed, cached forever under hashed names); under
     # `make run` Django's development server serves them before this is reached.
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "cya_site.static.StaticFilesMiddleware",  # WhiteNoise, async capable
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -28,6 +28,14 @@ except ValueError:
 if not 0 <= LADDER_EXPLORATION <= 1:
     raise ImproperlyConfigured("LADDER_EXPLORATION must be a number from 0 to 1")
 LADDER_EVERY_SECONDS = env_int("LADDER_EVERY_SECONDS", 10, minimum=1)
+# Health (bots.health): a ready version is paused, off the ladder, after BOT_PAUSE_STRIKES
+# strikes in a row across games (three put one game's seat on autopilot, so ten span
+# four games), or once BOT_PAUSE_AUTOPILOT_GAMES of its games went to the autopilot
+# within BOT_PAUSE_WINDOW_MINUTES. A dead bot on the ladder thus stops in a minute or
+# two, not after dozens of lost games.
+BOT_PAUSE_STRIKES = env_int("BOT_PAUSE_STRIKES", 10, minimum=1)
+BOT_PAUSE_AUTOPILOT_GAMES = env_int("BOT_PAUSE_AUTOPILOT_GAMES", 3, minimum=1)
+BOT_PAUSE_WINDOW_MINUTES = env_int("BOT_PAUSE_WINDOW_MINUTES", 60, minimum=1)
 # A match (ladder, bot tournament table) is played in slices: a task plays its games one
 # after another for this long (a game at least), then sends the rest as a new task, so a
 # batch worker is never held for minutes (bots.tasks.play_match).

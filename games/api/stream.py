@@ -45,6 +45,7 @@ from accounts.authentication import BearerTokenAuthentication
 from accounts.models import User
 from cya_site import metrics
 from cya_site.errors import DomainError, render_error
+from cya_site.handlers import holds_connection
 from games import feed, notify, selectors, store
 from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
 from games.api.serializers import StreamQuerySerializer
@@ -153,6 +154,7 @@ def _updates_param(request: HttpRequest) -> bool:
     return bool(query.validated_data["updates"])
 
 
+@holds_connection
 @csrf_exempt  # it changes nothing; a POST gets the JSON 405, not CSRF's HTML 403
 async def game_stream(request: HttpRequest, pk: int) -> HttpResponseBase:
     """Open a game's stream (see the module docstring for its lines)."""
@@ -234,12 +236,17 @@ async def _lines(
             return
         game, decision, _ = now
         seen = _Seen(seat, forward, (game.version, game.status))
-        yield feed.line({"type": "game", "game": feed.game_status(game)})
+        first = [feed.line({"type": "game", "game": feed.game_status(game)})]
         if decision is not None:
             seen.decided = game.version
-            yield decision
+            first.append(decision)
         if game.status in ENDED:
-            yield feed.end_line(game)
+            first.append(feed.end_line(game))
+        # an open stream keeps no game row (its state is kilobytes): only what it has shown
+        del now, game, decision
+        for line in first:
+            yield line
+        if seen.status in ENDED:
             return
         quiet_since = loop.time()
         while not seen.ended:
@@ -259,10 +266,11 @@ async def _lines(
             if item == RESYNC:
                 if hub is not None and hub.broken:
                     hub = await _join(subscriber)
-                now = await _current(game_id, seat, seen.version)
-                if now is None:
+                caught = await _current(game_id, seat, seen.version)
+                if caught is None:
                     return  # the game was deleted
-                lines = seen.caught_up(*now)
+                lines = seen.caught_up(*caught)
+                del caught  # the row again: not kept while the stream waits
             else:
                 lines = seen.pushed(item)
             for line in lines:

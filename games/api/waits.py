@@ -41,6 +41,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 
 from cya_site.errors import DomainError, render_error
+from cya_site.handlers import holds_connection
 from games import notify
 from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
 from games.api.serializers import WaitResultSerializer
@@ -210,6 +211,7 @@ def wait_answer(game: Game, seat: int | None, after: int) -> dict[str, Any]:
 def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
     """The view of ``GET /games/{id}/wait/`` in front of the DRF ``action``."""
 
+    @holds_connection
     @csrf_exempt  # as the DRF action it fronts
     async def wait_view(request: HttpRequest, pk: int) -> HttpResponseBase:
         """Wait for a game to change (see the module docstring)."""

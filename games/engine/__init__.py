@@ -27,8 +27,8 @@ from .errors import (
 )
 from .fork import fork, redeal_hidden_from
 from .legal import legal_actions
-from .observe import observe
-from .play import Decision, apply, decision, default_action, new_game, replay, resign
+from .observe import decision_object, observe
+from .play import Decision, apply, decision, default_action, new_game, replay, resign, step
 from .rules import PRESETS, RuleSet
 from .serialize import state_from_json, state_to_json
 from .state import State
@@ -54,6 +54,7 @@ __all__ = [
     "action_to_json",
     "apply",
     "decision",
+    "decision_object",
     "default_action",
     "describe",
     "fork",
@@ -65,4 +66,5 @@ __all__ = [
     "resign",
     "state_from_json",
     "state_to_json",
+    "step",
 ]

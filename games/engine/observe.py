@@ -10,10 +10,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from .actions import to_json
 from .hidden import face_down, sees_tucked
+from .legal import legal_actions
 from .rules import Table
 from .scoring import ranking
 from .state import DECISION_NAMES, DEPTH_NAMES, DRAFTED, AssetSet, Pile, State
+
+
+def decision_object(
+    s: State, *, game: int, deadline: Any, time_bank_ms: int | None
+) -> dict[str, Any]:
+    """The decision object for the seat to act (docs/bot-protocol.md): one contract for
+    humans, API clients, webhook bots and the SDK's local runner. ``deadline`` is passed
+    through as it is (a datetime on the platform, ISO text in the SDK)."""
+    seat = s.to_act
+    edition = s.table.rules.edition
+    return {
+        "decision_id": f"{game}:{s.version}",
+        "game": game,
+        "seat": seat,
+        "kind": DECISION_NAMES[s.kind],
+        "version": s.version,
+        "legal_actions": [to_json(a, edition) for a in legal_actions(s)],
+        "deadline": deadline,
+        "time_bank_ms": time_bank_ms,
+        "observation": observe(s, seat),
+    }
 
 
 def observe(s: State, seat: int | None) -> dict[str, Any]:

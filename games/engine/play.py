@@ -123,11 +123,15 @@ def replay(rules: RuleSet, seed: int, log: Iterable[int]) -> State:
     """Rebuild a game exactly from its seed and action log (resignations included)."""
     s = new_game(rules, seed)
     for action in log:
-        if type(action) is int and action >> 20 == act.RESIGN:
-            s = resign(s, (action >> 8) & 15)[0]
-        else:
-            s = apply(s, action)[0]
+        s = step(s, action)[0]
     return s
+
+
+def step(state: State, action: int) -> tuple[State, tuple[dict[str, Any], ...]]:
+    """Apply one action of a game's log: a logged resignation resigns its seat."""
+    if type(action) is int and action >> 20 == act.RESIGN:
+        return resign(state, (action >> 8) & 15)
+    return apply(state, action)
 
 
 def default_action(state: State) -> int:

@@ -6,6 +6,11 @@
 Both call your ``decide(decision) -> action``: ``decision`` is the decision object of
 docs/bot-protocol.md, and ``action`` one of ``decision["legal_actions"]``. The package
 depends on httpx and the standard library only.
+
+The ``cya-bot`` command (``cya_bot.cli``) plays the same ``decide`` locally against the
+built-ins, or replays a finished platform game through it; it loads the platform's pure
+engine and built-in strategies, which the distribution ships. Importing ``cya_bot``
+itself loads neither.
 """
 
 from .client import ApiError, PullClient

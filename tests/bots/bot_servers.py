@@ -174,6 +174,7 @@ class BotServer:
         self.secret = secret
         self.check_signatures = check_signatures
         self._handshake = handshake
+        self._saved: tuple[Behaviour, Reply | None] = (behaviour, handshake)
         self._lock = threading.Lock()
         self._requests: list[Received] = []
         self._connections = 0
@@ -192,6 +193,16 @@ class BotServer:
         if self._handshake is not None:
             return self._handshake
         return Reply.json({"name": self.name, "protocol_version": webhook.PROTOCOL_VERSION})
+
+    def stop_answering(self) -> None:
+        """From now on hang up on every request, the handshake too: a bot whose process
+        died behind a proxy that still takes connections."""
+        self._saved = (self.behaviour, self._handshake)
+        self.behaviour, self._handshake = hang_up, Reply(hang_up=True)
+
+    def answer_again(self) -> None:
+        """Answer as before ``stop_answering``."""
+        self.behaviour, self._handshake = self._saved
 
     def connection_opened(self) -> int:
         with self._lock:

@@ -56,7 +56,7 @@ def test_an_owner_enters_a_webhook_bot_and_sees_its_version_validated(
         form.get_by_role("button", name="Add the version").click()
 
         version = page.locator("#version-1")
-        expect(version).to_contain_text("v1")
+        expect(version).to_contain_text("Version 1")
         expect(version.get_by_text("ready: plays ranked games")).to_be_visible(
             timeout=VALIDATION_TIMEOUT_MS
         )

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils.html import escape
+from pytest_django import Settings
 
 from accounts.models import ApiToken, User
 from bots import runner, services, strength
@@ -35,6 +36,14 @@ MU, SIGMA, MINUS = "\u03bc", "\u03c3", "\u2212"  # as the pages write a rating: 
 def _bots_host(hosts: dict[str, list[str]]) -> None:
     """URL's host resolves, to loopback (allowed in the suite): never called here."""
     hosts["bots.example.com"] = ["127.0.0.1"]
+
+
+@pytest.fixture(autouse=True)
+def _never_paused(settings: Settings) -> None:
+    """The matches played here call a webhook nobody answers (its host leads to loopback,
+    where nothing listens): the health rules would pause it after a few games, and these
+    tests are about what the page shows (tests/bots/test_health.py tests the pause)."""
+    settings.BOT_PAUSE_STRIKES = settings.BOT_PAUSE_AUTOPILOT_GAMES = 10_000
 
 
 @pytest.fixture
@@ -197,9 +206,9 @@ def test_a_bots_page_shows_its_versions_with_status_times_rating_and_games(
     assert "Plays it safe." in page
     assert "webhook: the platform calls the bot's URL" in page
     assert "entered by alice" in page
-    assert "v2 · second pending: waiting for validation" in page
-    assert "v1 · first ready: plays ranked games" in page
-    assert page.index("v2 ·") < page.index("v1 ·")  # newest first
+    assert "Version 2 tagged “second” pending: waiting for validation" in page
+    assert "Version 1 tagged “first” ready: plays ranked games" in page
+    assert page.index("Version 2") < page.index("Version 1")  # newest first
     assert f"Rating ({MU} {MINUS} 3{SIGMA}) 0.00 ({MU} 25.00, {SIGMA} 8.33)" in page
     assert "Games 0" in page
 
@@ -343,26 +352,25 @@ def test_staff_may_register_a_built_in_strategy(staff: User) -> None:
     assert Bot.objects.get(name="house").kind == Bot.Kind.BUILTIN
 
 
-def test_an_owner_adds_a_webhook_version_with_the_offered_secret(
+def test_an_owner_adds_a_webhook_version_with_a_secret_of_their_own(
     alice: User, webhook_bot: Bot
 ) -> None:
     client = signed_in(alice)
     html = client.get("/bots/alices-bot/").content.decode()
-    offered = value_of(html, "secret")
-    assert offered is not None
-    assert len(offered) >= 16
+    # no secret is filled in: the owner types one, or makes one with the Generate button
+    assert value_of(html, "secret") == ""
+    assert 'data-generate-secret="#id_secret"' in html
     assert value_of(html, "url") == URL  # the newest version's, to start from
+    typed = "my-own-secret-for-v2-0123"
 
-    response = client.post(
-        "/bots/alices-bot/versions/", {"url": URL, "secret": offered, "tag": "v2"}
-    )
+    response = client.post("/bots/alices-bot/versions/", {"url": URL, "secret": typed, "tag": "v2"})
 
     assert response.status_code == 302
     assert response["Location"] == "/bots/alices-bot/#version-2"
     version = webhook_bot.versions.get(number=2)
     assert (version.url, version.secret, version.tag, version.status) == (
         URL,
-        offered,
+        typed,
         "v2",
         BotVersion.Status.PENDING,
     )
@@ -399,16 +407,36 @@ def test_rotating_the_secret_is_a_new_version_with_the_same_url(
 ) -> None:
     client = signed_in(alice)
     html = client.get("/bots/alices-bot/").content.decode()
-    offered = value_of(html, "rotate-secret")
-    assert offered is not None
+    assert value_of(html, "rotate-secret") == ""  # typed or generated, never filled in
+    assert 'data-generate-secret="#id_rotate-secret"' in html
+    rotated = "the-rotated-secret-0123456"
 
-    form = {"form": "rotate", "rotate-url": URL, "rotate-secret": offered, "rotate-tag": "first"}
+    form = {"form": "rotate", "rotate-url": URL, "rotate-secret": rotated, "rotate-tag": "first"}
     response = client.post("/bots/alices-bot/versions/", form)
 
     assert response.status_code == 302
     newest = webhook_bot.versions.get(number=2)
-    assert (newest.url, newest.secret) == (URL, offered)
-    assert offered != SECRET
+    assert (newest.url, newest.secret) == (URL, rotated)
+
+
+def test_no_two_different_secrets_are_offered_on_one_page(alice: User, webhook_bot: Bot) -> None:
+    html = signed_in(alice).get("/bots/alices-bot/").content.decode()
+
+    assert value_of(html, "secret") == value_of(html, "rotate-secret") == ""
+    assert SECRET not in html  # the stored one is never shown either
+
+
+def test_every_field_error_of_a_version_shows_at_once(alice: User, webhook_bot: Bot) -> None:
+    typed = {"url": "bots.example.com/cya", "secret": "short", "tag": "typed"}
+
+    response = signed_in(alice).post("/bots/alices-bot/versions/", typed)
+    html = response.content.decode()
+
+    assert response.status_code == 400
+    assert "must start with http:// or https://" in field_error(html, "url")
+    assert "16 characters or more" in field_error(html, "secret")
+    assert (value_of(html, "url"), value_of(html, "secret")) == (typed["url"], "short")
+    assert webhook_bot.versions.count() == 1
 
 
 def test_a_refused_rotation_is_shown_in_the_rotation_form(alice: User, webhook_bot: Bot) -> None:
@@ -483,7 +511,7 @@ def test_a_bots_page_takes_the_same_queries_however_many_versions_and_matches(
     with django_assert_max_num_queries(len(few.captured_queries)):
         response = client.get("/bots/alices-bot/")
 
-    assert "v4 · d" in text(response.content)
+    assert "Version 4 tagged “d”" in text(response.content)
     assert transfer_size(client, "/bots/alices-bot/") < BUDGET
 
 

@@ -7,6 +7,8 @@ benchmarks on one Redis must never hear each other's games.
 
 from __future__ import annotations
 
+import pytest
+from django.conf import settings as django_settings
 from django.db import connection
 from pytest_django import Settings
 
@@ -21,15 +23,13 @@ def test_channels_name_the_database_the_game_ids_belong_to() -> None:
     assert notify.seat_channel(1, 2) == f"cya:{name}:game:1:seat:2"
 
 
-def test_another_databases_game_with_the_same_id_is_not_heard(settings: Settings) -> None:
+def test_another_databases_game_with_the_same_id_is_not_heard(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with listening(settings, notify.channel(1), notify.seat_channel(1, 0)) as hear:
-        theirs = {**connection.settings_dict, "NAME": "another_site"}
-        ours = connection.settings_dict
-        connection.settings_dict = theirs
-        try:
+        with monkeypatch.context() as patch:  # the other site's settings name its database
+            patch.setitem(django_settings.DATABASES["default"], "NAME", "another_site")
             notify.publish(1, (3, "active"), b"theirs\n", decision=(0, b"theirs\n"))
-        finally:
-            connection.settings_dict = ours
         notify.publish(1, (5, "active"), b"ours\n", decision=(0, b"ours\n"))
 
     assert hear() == [

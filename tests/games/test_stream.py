@@ -35,6 +35,7 @@ from tests.conftest import ROOT, _test_database_url
 pytestmark = pytest.mark.usefixtures("transactional_db")
 KEEPALIVE_SECONDS = 1
 STREAMS_PER_USER = 3
+SERVERS: dict[str, int] = {}  # a server's base URL -> its process id
 
 
 def _free_port() -> int:
@@ -59,6 +60,7 @@ def _serve(redis_url: str) -> Iterator[str]:
     ]  # fmt: skip
     server = subprocess.Popen(command, cwd=ROOT, env=env)
     base = f"http://127.0.0.1:{port}"
+    SERVERS[base] = server.pid
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -411,6 +413,38 @@ def test_signed_out_visitors_hold_a_bounded_number_of_streams_per_address(
     services.game_abort(game=game, by=staff, reason="test")
     for stream in held:
         assert stream.closed()[-1]["type"] == "end"
+
+
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def test_an_open_stream_holds_no_thread_of_its_own(
+    open_stream: Opener, stream_server: str, alice: User, bob: User, carol: User, staff: User
+) -> None:
+    """Django would give each request a thread for its life (asgiref's per-request
+    context), idle for as long as a stream stays open: ~80 KB each (cya_site.handlers)."""
+    game = three_seats(alice, bob, carol, staff)
+    people = [alice, bob, carol, staff]
+
+    def open_all() -> list[Stream]:
+        streams = [open_stream(stream_server, game, p) for p in people for _ in range(3)]
+        for stream in streams:
+            assert stream.first()["type"] == "game"
+        return streams
+
+    for stream in open_all():  # the pool's threads for the streams' reads start now
+        stream.close()
+    time.sleep(1)  # each hung-up stream is let go
+    before = _threads(SERVERS[stream_server])
+    streams = open_all()
+    during = _threads(SERVERS[stream_server])
+
+    assert during - before < len(streams) // 2, (before, during)
+    act(game, {0: alice, 1: bob, 2: carol})  # and they still hear the game
+    for stream in streams[-3:]:  # staff's, a spectator's: every update
+        update, _ = stream.until("update")
+        assert update["game"]["version"] == game.version + 1
 
 
 # --- who may follow a game, and what each hears ----------------------------------------

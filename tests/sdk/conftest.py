@@ -25,9 +25,23 @@ def _close_platform_connections() -> Iterator[None]:
 
 
 def sdk_env(**extra: str) -> dict[str, str]:
-    """An environment in which only the SDK (not the platform's folders) is importable."""
+    """An environment in which only the SDK (not the platform's folders) is importable:
+    its own package, and the engine and built-ins it ships (sdk/linked, as in its wheel)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DJANGO_SETTINGS_MODULE")}
-    return {**env, "PYTHONPATH": str(SDK), "PYTHONUNBUFFERED": "1", **extra}
+    path = os.pathsep.join((str(SDK), str(SDK / "linked")))
+    return {**env, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1", **extra}
+
+
+def cya_bot(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the ``cya-bot`` command (``python -m cya_bot``) from the SDK's folder."""
+    return subprocess.run(
+        [sys.executable, "-m", "cya_bot", *args],
+        cwd=SDK,
+        env=sdk_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture

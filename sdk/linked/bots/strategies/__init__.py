@@ -1,0 +1,1 @@
+../../../../bots/strategies/__init__.py
