@@ -179,7 +179,8 @@ def penalty_give(
 ) -> Penalty:
     """Take placement points or whole dollars off a competitor's standing (organisers
     only), with a reason everyone reads. A season's penalty is given at ``night`` (by
-    default the last night up to today); a tournament's at its latest round.
+    default the last night up to today); a tournament's at the round in play (or the last
+    one played; before the start, the first).
 
     Raises ``permission_denied`` (403), ``not_a_competitor``, ``invalid_kind``,
     ``invalid_amount``, ``reason_required`` (422), ``no_such_night`` (404).
@@ -203,7 +204,12 @@ def penalty_give(
             raise DomainError(
                 "no_such_night", _("A tournament has no nights."), {"field": "night"}, 404
             )
-        round_ = competition.tournament.round_set.order_by("-number").first()
+        # the round in play, or the last one played: a round robin plans every round ahead
+        started = competition.tournament.round_set.exclude(status=TournamentRound.Status.SEATED)
+        round_ = (
+            started.order_by("-number").first()
+            or competition.tournament.round_set.order_by("number").first()
+        )
     elif night is None:
         night = _last_night(competition, timezone.localdate())
     elif night.season.competition_id != competition.pk:

@@ -22,7 +22,7 @@ from games.engine import RuleSet
 from games.models import Game
 from tests.pages import text
 from tests.tournaments.conftest import Club, recorded_game
-from tournaments import discipline, recording, selectors, services
+from tournaments import discipline, recording, running, selectors, services
 from tournaments.models import ChangeLog, Member, Penalty, ScoreRecord, Substitution
 
 pytestmark = pytest.mark.django_db
@@ -389,3 +389,39 @@ def test_the_league_page_changes_the_substitute_policy(
     assert club.season.league.substitute_policy == "seat"
     log = ChangeLog.objects.get(subject="substitute policy")
     assert (log.before, log.after) == ("fixed", "seat")
+
+
+def test_the_sheet_shows_the_substitute_in_the_seat(
+    club: Club, olga: User, client: Client
+) -> None:
+    game = recorded_game(club, olga, ["Alice", "Bob", "Carol"])
+    discipline.substitute_seat(game=game, by=olga, seat=0, name="Zed", reason="went home")
+    client.force_login(olga)
+
+    sheet = text(client.get(f"/sheets/{game.pk}/").content)
+
+    assert "Zed for Alice" in sheet
+
+
+def test_a_tournament_penalty_counts_from_its_latest_round(
+    olga: User, alice: User, bob: User
+) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="round_robin", entrants="humans", rules=RuleSet.preset("2021"),
+        rounds=2, table_sizes=[2], preferred_size=2, play="recorded",
+    )  # fmt: skip
+    for user in (alice, bob):
+        running.entrant_add(tournament=cup, by=olga, user=user)
+    running.tournament_start(tournament=cup, by=olga)
+    competitor = cup.competition.competitors.get(user=bob)
+
+    penalty = discipline.penalty_give(
+        competition=cup.competition, by=olga, competitor=competitor,
+        kind="points", amount=1, reason="late for round 1",
+    )  # fmt: skip
+
+    assert penalty.round is not None
+    assert penalty.round.number == 1
+    rows = {r["name"]: r for r in selectors.standings(cup.competition, after_round=1)}
+    assert rows[competitor.name]["points"] == -1.0
+    assert rows[competitor.name]["rank"] == 2
