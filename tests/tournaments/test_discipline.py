@@ -391,9 +391,7 @@ def test_the_league_page_changes_the_substitute_policy(
     assert (log.before, log.after) == ("fixed", "seat")
 
 
-def test_the_sheet_shows_the_substitute_in_the_seat(
-    club: Club, olga: User, client: Client
-) -> None:
+def test_the_sheet_shows_the_substitute_in_the_seat(club: Club, olga: User, client: Client) -> None:
     game = recorded_game(club, olga, ["Alice", "Bob", "Carol"])
     discipline.substitute_seat(game=game, by=olga, seat=0, name="Zed", reason="went home")
     client.force_login(olga)
