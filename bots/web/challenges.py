@@ -108,7 +108,9 @@ class ChallengeForm(RulesForm):
             if opponent in seen:
                 self.add_error(name, _("Already chosen: each entrant plays once."))
             seen.add(opponent)
-        rule_fields = ("preset", "ending", "target", "tie_policy", *self.switches)
+        rule_fields = [
+            n for n in self.fields if n not in ("bot", "deals") and not n.startswith("opponent_")
+        ]
         if chosen and all(name in data for name in rule_fields):
             self.rule_set = self.rules(seats=1 + len(chosen))
         return data
