@@ -78,6 +78,11 @@ class Results:
     deals: list[DealRow]
 
     @property
+    def standing(self) -> list[EntrantRow]:
+        """The entrants best first (those without a place yet by position)."""
+        return sorted(self.entrants, key=lambda e: (e.place is None, e.place or 0, e.position))
+
+    @property
     def deals_finished(self) -> int:
         """Deals played to their end."""
         return sum(d.status == Match.Status.FINISHED for d in self.deals)

@@ -168,7 +168,7 @@ def test_the_results_page_has_a_row_per_deal_with_places_and_replays(
 
     assert "not played yet" not in html
     for number in (1, 2):
-        row = re.search(rf'<tr id="deal-{number}">(.*?)</tr>', html, re.S)
+        row = re.search(rf'<tbody id="deal-{number}">(.*?)</tbody>', html, re.S)
         assert row is not None
         assert len(re.findall(r"place \d", row[1])) == 3  # each entrant's place
         assert len(re.findall(r'href="/games/\d+/replay/"', row[1])) == 3  # a game per rotation

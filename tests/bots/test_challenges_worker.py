@@ -71,7 +71,7 @@ def test_a_challenge_runs_through_the_worker_to_its_per_deal_results(
     challenge = Challenge.objects.get()
     html = Client().get(f"/challenges/{challenge.pk}/").content.decode()
     for number in (1, 2):
-        row = re.search(rf'<tr id="deal-{number}">(.*?)</tr>', html, re.S)
+        row = re.search(rf'<tbody id="deal-{number}">(.*?)</tbody>', html, re.S)
         assert row is not None
         assert len(re.findall(r"place \d", row[1])) == 4
         assert len(re.findall(r'href="/games/\d+/replay/"', row[1])) == 4
