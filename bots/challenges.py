@@ -166,8 +166,7 @@ def _check_distinct(entrants: Sequence[BotVersion]) -> None:
         if version.pk in seen:
             raise DomainError(
                 "same_entrant",
-                f"{version.bot.name} v{version.number} is entered twice: each entrant "
-                "plays once.",
+                f"{version.bot.name} v{version.number} is entered twice: each entrant plays once.",
                 {"field": "opponents", "opponent": index - 1, "version": version.pk},
             )
         seen.add(version.pk)

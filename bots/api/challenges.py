@@ -61,8 +61,8 @@ class ChallengeCreateInputSerializer(StrictInputSerializer):
     bot = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Your bot's id: its ready version challenges"
     )
-    opponents = ChallengeOpponentInputSerializer(
-        many=True,
+    opponents = serializers.ListField(
+        child=ChallengeOpponentInputSerializer(),
         min_length=1,
         max_length=challenges.MAX_OPPONENTS,
         help_text="Who it plays, in seat order after it: one seat each",

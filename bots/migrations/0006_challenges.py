@@ -7,46 +7,93 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bots', '0004_health'),
+        ("bots", "0004_health"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Challenge',
+            name="Challenge",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('deals', models.PositiveSmallIntegerField()),
-                ('rules', models.JSONField()),
-                ('seed', models.BigIntegerField(help_text='Deal d deals from the d-th of its deal seeds')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='challenges', to='bots.bot')),
-                ('by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='challenges', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("deals", models.PositiveSmallIntegerField()),
+                ("rules", models.JSONField()),
+                (
+                    "seed",
+                    models.BigIntegerField(
+                        help_text="Deal d deals from the d-th of its deal seeds"
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="challenges",
+                        to="bots.bot",
+                    ),
+                ),
+                (
+                    "by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="challenges",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-created_at', '-id'),
+                "ordering": ("-created_at", "-id"),
             },
         ),
         migrations.CreateModel(
-            name='ChallengeDeal',
+            name="ChallengeDeal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField(help_text='1, 2, ...')),
-                ('challenge', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deal_rows', to='bots.challenge')),
-                ('match', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='challenge_deal', to='bots.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveSmallIntegerField(help_text="1, 2, ...")),
+                (
+                    "challenge",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deal_rows",
+                        to="bots.challenge",
+                    ),
+                ),
+                (
+                    "match",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="challenge_deal",
+                        to="bots.match",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('challenge', 'number'),
+                "ordering": ("challenge", "number"),
             },
         ),
         migrations.AddIndex(
-            model_name='challenge',
-            index=models.Index(fields=['by', 'created_at'], name='bots_challe_by_id_baeeda_idx'),
+            model_name="challenge",
+            index=models.Index(fields=["by", "created_at"], name="bots_challe_by_id_baeeda_idx"),
         ),
         migrations.AddConstraint(
-            model_name='challengedeal',
-            constraint=models.UniqueConstraint(fields=('challenge', 'number'), name='bots_deal_unique'),
+            model_name="challengedeal",
+            constraint=models.UniqueConstraint(
+                fields=("challenge", "number"), name="bots_deal_unique"
+            ),
         ),
     ]

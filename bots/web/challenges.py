@@ -67,7 +67,9 @@ class ChallengeForm(RulesForm):
         min_value=1,
         max_value=challenges.MAX_DEALS,
         initial=4,
-        help_text=_("Each deal is played once per rotation of the seats, the same cards each time."),
+        help_text=_(
+            "Each deal is played once per rotation of the seats, the same cards each time."
+        ),
     )
 
     def __init__(self, *args: Any, bots: list[Bot], versions: list[BotVersion], **kwargs: Any):
@@ -99,7 +101,7 @@ class ChallengeForm(RulesForm):
 
     def clean(self) -> dict[str, Any]:
         """Every problem at once: no opponent, one chosen twice, rules the engine refuses."""
-        data = super().clean()
+        data = super().clean() or self.cleaned_data
         chosen = self.opponents()
         if not chosen and not any(f"opponent_{n}" in self.errors for n in range(1, 6)):
             self.add_error("opponent_1", _("Choose at least one opponent."))

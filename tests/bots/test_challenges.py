@@ -34,9 +34,12 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
     """Tasks sent (no worker runs here): recorded, never queued."""
     tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
-    monkeypatch.setattr(
-        dispatch, "send", lambda task, args=(), **_: tasks_sent.append((task, args)) or True
-    )
+
+    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
+        tasks_sent.append((task, args))
+        return True
+
+    monkeypatch.setattr(dispatch, "send", record)
     return tasks_sent
 
 
@@ -215,11 +218,12 @@ def test_playing_a_challenge_moves_no_rating_and_fills_its_per_deal_table(
     results = challenge_results.challenge_results(_read(challenge))
     assert results.status == challenge_results.FINISHED
     assert results.deals_finished == 3
-    for deal in results.deals:
-        places = sorted(c.place for c in deal.cells if c.place is not None)
-        assert len(places) == 3 and places[0] == 1
-        assert [g.rotation for g in deal.games] == [0, 1, 2]
-        assert all(g.finished for g in deal.games)
+    for row in results.deals:
+        places = sorted(c.place for c in row.cells if c.place is not None)
+        assert len(places) == 3
+        assert places[0] == 1
+        assert [g.rotation for g in row.games] == [0, 1, 2]
+        assert all(g.finished for g in row.games)
     by_position = {e.position: e for e in results.entrants}
     assert [by_position[p].version.pk for p in range(3)] == [v.pk for v in entrants]
     for position, entrant in by_position.items():

@@ -24,9 +24,12 @@ URL = "/api/v1/challenges/"
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
     """Tasks sent (no worker runs here): recorded, never queued."""
     tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
-    monkeypatch.setattr(
-        dispatch, "send", lambda task, args=(), **_: tasks_sent.append((task, args)) or True
-    )
+
+    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
+        tasks_sent.append((task, args))
+        return True
+
+    monkeypatch.setattr(dispatch, "send", record)
     return tasks_sent
 
 
@@ -59,9 +62,14 @@ def test_an_owner_challenges_and_anyone_reads_the_results(
 
     assert response.status_code == 201, response.json()
     created = response.json()
-    assert (created["bot"], created["by"], created["status"]) == ("alices-bot", "alice", "scheduled")
+    assert (created["bot"], created["by"], created["status"]) == (
+        "alices-bot",
+        "alice",
+        "scheduled",
+    )
     assert (created["deal_count"], created["deals_finished"]) == (3, 0)
-    assert created["rules"]["ending"] == "quick" and created["rules"]["seats"] == 3
+    assert created["rules"]["ending"] == "quick"
+    assert created["rules"]["seats"] == 3
     assert [(e["position"], e["bot"], e["owner"]) for e in created["entrants"]] == [
         (0, "alices-bot", "alice"),
         (1, "bobs-bot", "bob"),

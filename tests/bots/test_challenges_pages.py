@@ -24,9 +24,12 @@ NEW = "/challenges/new/"
 @pytest.fixture(autouse=True)
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
     tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
-    monkeypatch.setattr(
-        dispatch, "send", lambda task, args=(), **_: tasks_sent.append((task, args)) or True
-    )
+
+    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
+        tasks_sent.append((task, args))
+        return True
+
+    monkeypatch.setattr(dispatch, "send", record)
     return tasks_sent
 
 
@@ -83,7 +86,8 @@ def test_a_challenge_starts_and_its_page_says_no_deal_is_played_yet(
     results = Client().get(response["Location"]).content.decode()  # anyone may look
     assert results.count("not played yet") == 2
     assert "/replay/" not in results
-    assert "bobs-bot" in results and "builtin-shark" in results
+    assert "bobs-bot" in results
+    assert "builtin-shark" in results
 
 
 def test_every_field_error_shows_at_once_with_what_was_chosen_kept(

@@ -44,7 +44,11 @@ def test_a_challenge_runs_through_the_worker_to_its_per_deal_results(
             "/api/v1/challenges/",
             {
                 "bot": mine.bot_id,
-                "opponents": [{"version": theirs.pk}, {"strategy": "shark"}, {"strategy": "random"}],
+                "opponents": [
+                    {"version": theirs.pk},
+                    {"strategy": "shark"},
+                    {"strategy": "random"},
+                ],
                 "deals": 2,
                 "options": {"ending": "quick"},
             },
@@ -61,7 +65,8 @@ def test_a_challenge_runs_through_the_worker_to_its_per_deal_results(
     assert [d["status"] for d in body["deals"]] == ["finished", "finished"]
     for deal in body["deals"]:
         assert sorted(r["place"] for r in deal["results"])[0] == 1
-        assert len(deal["games"]) == 4 and all(g["replay"] for g in deal["games"])
+        assert len(deal["games"]) == 4
+        assert all(g["replay"] for g in deal["games"])
     assert {e["deals_played"] for e in body["entrants"]} == {2}
     assert server.decisions()  # the webhook bot was asked, over HTTP
     assert server.signatures_all_valid()
