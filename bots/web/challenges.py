@@ -183,8 +183,14 @@ def _initial(request: HttpRequest, bots: list[Bot]) -> dict[str, str]:
         if bot.name.lower() == named:
             initial["bot"] = str(bot.pk)
     opponent = request.GET.get("opponent", "")
-    if opponent.isdigit():
-        initial["opponent_1"] = f"version:{opponent}"
+    version = (
+        BotVersion.objects.select_related("bot").filter(pk=int(opponent)).first()
+        if opponent.isdigit() and len(opponent) < 19
+        else None
+    )
+    if version is not None:  # the platform's built-ins are offered by their strategy
+        builtin = version.bot.name.startswith("builtin-") and version.strategy
+        initial["opponent_1"] = f"strategy:{builtin}" if builtin else f"version:{version.pk}"
     return initial
 
 

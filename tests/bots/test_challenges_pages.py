@@ -14,6 +14,7 @@ from pytest_django import Settings
 from accounts.models import User
 from bots import health, runner
 from bots.models import BotVersion, Challenge
+from bots.validation import builtin_versions
 from cya_site import dispatch
 from tests.bots.bot_servers import builtin_version
 
@@ -193,3 +194,13 @@ def test_a_bots_page_offers_to_challenge_it_or_with_it(
 
     assert f'href="{NEW}?bot=alices-bot"' in own
     assert f'href="{NEW}?opponent={theirs.pk}"' in other
+
+
+def test_a_built_in_challenged_from_its_page_is_offered_by_its_strategy(
+    owner: Client, mine: BotVersion
+) -> None:
+    shark = builtin_versions(("shark",))[0]
+
+    html = owner.get(f"{NEW}?opponent={shark.pk}").content.decode()
+
+    assert '<option value="strategy:shark" selected>' in html
