@@ -34,6 +34,8 @@ REST_FRAMEWORK = {
         "guest": env_rate("THROTTLE_GUEST", "20/hour"),
         # mails sent (password resets, address confirmations), and account changes
         "mail": env_rate("THROTTLE_MAIL", "5/hour"),
+        # mails one address receives, however many clients ask (accounts.lifecycle)
+        "mail_to": env_rate("THROTTLE_MAIL_TO", "3/hour"),
         "account": env_rate("THROTTLE_ACCOUNT", "30/hour"),
     },
     # 0: throttles identify clients by REMOTE_ADDR and ignore a spoofable X-Forwarded-For.
