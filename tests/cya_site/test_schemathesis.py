@@ -41,8 +41,8 @@ from schemathesis.core.parameters import ParameterLocation
 from accounts.models import User
 from accounts.services import token_create
 from bots import runner
-from bots.challenges import Opponent, challenge_create
 from bots import services as bots
+from bots.challenges import Opponent, challenge_create
 from bots.models import Bot, MatchGame, SeatControl
 from bots.strategies import strategy
 from bots.strategies.arena import play
