@@ -196,6 +196,20 @@ def test_a_bots_page_offers_to_challenge_it_or_with_it(
     assert f'href="{NEW}?opponent={theirs.pk}"' in other
 
 
+def test_a_bots_recent_matches_link_each_deal_to_its_challenge(
+    owner: Client, mine: BotVersion
+) -> None:
+    owner.post(NEW, form(mine, deals="2"))
+    challenge = Challenge.objects.get()
+
+    html = owner.get("/bots/alices-bot/").content.decode()
+
+    for number in (1, 2):
+        assert (
+            f'href="/challenges/{challenge.pk}/">challenge {challenge.pk}, deal {number}<' in html
+        )
+
+
 def test_a_built_in_challenged_from_its_page_is_offered_by_its_strategy(
     owner: Client, mine: BotVersion
 ) -> None:
