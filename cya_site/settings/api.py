@@ -72,6 +72,8 @@ SPECTACULAR_SETTINGS = {
         "RoundStatusEnum": "tournaments.models.TournamentRound.Status",
         "RecordStatusEnum": "tournaments.models.ScoreRecord.Status",
         "RecordKindEnum": "tournaments.models.ScoreRecord.Kind",
+        "SubstitutePolicyEnum": "tournaments.models.SubstitutePolicy",
+        "PenaltyKindEnum": "tournaments.models.Penalty.Kind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
