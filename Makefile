@@ -26,13 +26,14 @@ MUTANT_CHILDREN ?= 2
 # make run PORT=8123 serves on another port
 PORT ?= 8000
 
-.PHONY: help run test lint bench venv messages mutants
+.PHONY: help run test lint bench venv messages mutants engine
 
 help:
 	@echo "make run    serve on http://127.0.0.1:8000 (PORT=8123 for another; SQLite + embedded Celery broker under var/)"
 	@echo "make test   run the whole suite against PostgreSQL and Redis (DATABASE_URL, REDIS_URL)"
 	@echo "make lint   ruff check, ruff format --check, mypy --strict, lint-imports"
 	@echo "make bench  run every script in benchmarks/ (but compare.py: before and after, by hand)"
+	@echo "make engine compile the engine with mypyc (optional: without a C compiler the pure one runs)"
 	@echo "make mutants PACKAGE=engine  mutation testing of one target (docs/testing.md; list: tools/mutants.py list)"
 	@echo "make messages  update locale/de from the code and templates, and compile it (needs gettext)"
 
@@ -59,7 +60,10 @@ run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py rundev 127.0.0.1:$(PORT)
 
+# the suite runs the pure engine (the source); tests/engine/test_compiled.py builds and
+# checks the compiled one. `make test CYA_ENGINE=auto` runs it all on a `make engine` build.
 test: $(STAMP)
+	CYA_ENGINE="$${CYA_ENGINE:-pure}" \
 	DATABASE_URL="$${DATABASE_URL:-$(TEST_DATABASE_URL)}" \
 	REDIS_URL="$${REDIS_URL:-$(TEST_REDIS_URL)}" \
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -70,7 +74,11 @@ lint: $(STAMP)
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
 
-bench: $(BENCH_STAMP)
+# up to date: nothing happens; no C compiler or mypyc: one line, and the pure engine runs
+engine: $(STAMP)
+	$(BIN)/python tools/build_engine.py || [ $$? -eq 3 ]
+
+bench: $(BENCH_STAMP) engine
 	@shopt -s nullglob; scripts=(benchmarks/[!_]*.py); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "No benchmarks in benchmarks/ yet."; fi; \
 	for script in "$${scripts[@]}"; do \

@@ -14,16 +14,24 @@ actions the same way: ``legal_actions`` and ``apply_action`` per decision, rando
 choices, whole games from ``new_initial_state``; its chance nodes (the deal, card by
 card) are played too, at random, and not counted.
 
+The engine figures are those of the engine ``games.engine`` loads: the compiled build when
+``make engine`` made a fresh one (docs/engine.md), else the pure modules. With a compiled
+build the pure engine is measured too, in a child process (``CYA_ENGINE=pure``) whose runs
+are interleaved with the others.
+
 The last line is read by tools:
 ``engine_decisions_per_s=<n> with_observe_per_s=<n> rlcard_uno_steps_per_s=<n> ratio=<n>
 openspiel_hearts_actions_per_s=<n> ratio_openspiel=<n>`` (``ratio`` and ``ratio_openspiel``:
-the engine's classic rate over the other's).
+the engine's classic rate over the other's), followed by ``pure_decisions_per_s=<n>``
+when a compiled build was measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -31,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import RuleSet, apply, legal_actions, new_game, observe
+from games.engine import ENGINE_BUILD, RuleSet, apply, legal_actions, new_game, observe
 
 ALL_ADVANCED = {
     "hand_six": True,
@@ -99,14 +107,60 @@ def openspiel_rate(seconds: float, seed0: int = 0) -> float:
     return actions / (time.process_time() - start)
 
 
+CLASSIC = RuleSet.preset("2021", seats=4)
+ADVANCED = RuleSet.preset("2021", seats=4, advanced=ALL_ADVANCED)
+# what the pure child measures, by the name the parent asks it for
+ENGINE_RUNS = {
+    "classic": (CLASSIC, False),
+    "observe": (CLASSIC, True),
+    "advanced": (ADVANCED, False),
+}
+
+
+def worker() -> None:
+    """The pure engine's child: one ``<run> <seconds>`` per line in, its rate per line out."""
+    for line in sys.stdin:
+        name, seconds = line.split()
+        rules, with_observe = ENGINE_RUNS[name]
+        print(engine_rate(rules, float(seconds), with_observe=with_observe), flush=True)
+
+
+class PureChild:
+    """This script again, as a child process running the pure engine (``--worker``)."""
+
+    def __init__(self) -> None:
+        env = {**os.environ, "CYA_ENGINE": "pure"}
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    def rate(self, name: str, seconds: float) -> float:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{name} {seconds}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per run")
     parser.add_argument("--trials", type=int, default=3, help="interleaved runs; best is kept")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker()
+        return
 
-    classic = RuleSet.preset("2021", seats=4)
-    advanced = RuleSet.preset("2021", seats=4, advanced=ALL_ADVANCED)
+    classic, advanced = CLASSIC, ADVANCED
     runs: dict[str, Callable[[], float]] = {
         "classic": lambda: engine_rate(classic, args.seconds, with_observe=False),
         "rlcard": lambda: rlcard_rate(args.seconds),
@@ -114,6 +168,11 @@ def main() -> None:
         "observe": lambda: engine_rate(classic, args.seconds, with_observe=True),
         "advanced": lambda: engine_rate(advanced, args.seconds, with_observe=False),
     }
+    compiled = ENGINE_BUILD == "compiled"
+    child = PureChild() if compiled else None
+    if child is not None:
+        for name in ENGINE_RUNS:
+            runs[f"pure_{name}"] = lambda name=name: child.rate(name, args.seconds)  # type: ignore[misc]
     best = dict.fromkeys(runs, 0.0)
     for trial in range(args.trials):
         for name, run in runs.items():
@@ -122,9 +181,17 @@ def main() -> None:
             f"trial {trial + 1}: " + " ".join(f"{k}={v:,.0f}" for k, v in best.items()), flush=True
         )
 
+    if child is not None:
+        child.close()
+
+    print(f"engine: {ENGINE_BUILD}")
     print(f"2021 classic, 4 seats:         {best['classic']:>10,.0f} decisions/s")
     print(f"  with one observe each:       {best['observe']:>10,.0f} decisions/s")
     print(f"every advanced rule, 4 seats:  {best['advanced']:>10,.0f} decisions/s")
+    if compiled:
+        print(f"pure engine, 2021 classic:     {best['pure_classic']:>10,.0f} decisions/s")
+        print(f"  with one observe each:       {best['pure_observe']:>10,.0f} decisions/s")
+        print(f"  every advanced rule:         {best['pure_advanced']:>10,.0f} decisions/s")
     print(f"RLCard UNO, random agents:     {best['rlcard']:>10,.0f} steps/s")
     print(f"OpenSpiel hearts (C++):        {best['openspiel']:>10,.0f} actions/s")
     ratio = best["classic"] / best["rlcard"]
@@ -134,6 +201,7 @@ def main() -> None:
         f"rlcard_uno_steps_per_s={best['rlcard']:.0f} ratio={ratio:.2f} "
         f"openspiel_hearts_actions_per_s={best['openspiel']:.0f} "
         f"ratio_openspiel={ratio_openspiel:.2f}"
+        + (f" pure_decisions_per_s={best['pure_classic']:.0f}" if compiled else "")
     )
 
 

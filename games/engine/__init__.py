@@ -10,7 +10,18 @@ Public API::
 
 Rounds played with real cards are checked and scored by ``recorded`` (``check_round``,
 ``outcome``). See docs/engine.md, and RULES.md for every rule decision the engine implements.
+
+The modules below are the source. ``make engine`` compiles them with mypyc; ``_loader``
+decides, before any of them is imported, whether that build is loaded instead
+(``ENGINE_BUILD`` says which runs; ``CYA_ENGINE=pure`` forces the source).
 """
+
+from ._loader import compiled_path
+
+_compiled = compiled_path()
+if _compiled is not None:  # compiled modules are found first, the rest in this folder
+    __path__.insert(0, _compiled)
+ENGINE_BUILD = "pure" if _compiled is None else "compiled"
 
 from .actions import describe
 from .actions import from_json as action_from_json
@@ -36,6 +47,7 @@ from .view import SeatView
 from .worlds import Worlds
 
 __all__ = [
+    "ENGINE_BUILD",
     "PRESETS",
     "Advanced",
     "Decision",

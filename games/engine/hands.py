@@ -82,7 +82,7 @@ def _hand(code: int) -> Hand:
 
 
 def _build(code: int) -> Hand:
-    h = Hand.__new__(Hand)
+    h = Hand()
     counts = tuple([code >> (c << 2) & 15 for c in range(16)])
     distinct = tuple([c for c in range(16) if counts[c]])
     assets = tuple([c for c in distinct if c < ASSETS])

@@ -73,7 +73,7 @@ def state_from_json(d: dict[str, Any]) -> State:
     """Rebuild a State from ``state_to_json`` output."""
     if d.get("format") != FORMAT:
         raise EngineError(f"unknown state format {d.get('format')!r}", code="invalid_state")
-    s = State.__new__(State)
+    s = State()
     rules = RuleSet.from_json(d["rules"])
     s.table = compile_rules(rules)
     s.game = Progress(

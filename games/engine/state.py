@@ -107,8 +107,10 @@ def challenge_of(*fields: Any) -> Challenge:
 
 
 Events = tuple[dict[str, Any], ...]
-Pile = tuple[int, "Pile"] | None  # the discard pile, top first: O(1) to push and to take
-History = tuple[Events, "History"] | None  # newest first: O(1) to extend in apply
+# Cons lists. Their tails are a Pile and a History again; they are typed Any because
+# mypyc (make engine, docs/engine.md) crashes on recursive type aliases.
+Pile = tuple[int, Any] | None  # the discard pile, top first: O(1) to push and to take
+History = tuple[Events, Any] | None  # newest first: O(1) to extend in apply
 NEW_ROUND: Any = ((), None)  # marker: a round was dealt, its history restarts
 
 
@@ -176,7 +178,7 @@ class State:
         ``play.apply`` inlines this body: a slot added here must be added there too
         (tests/engine/test_state_copy.py checks both copy every slot).
         """
-        n = _new(State)
+        n = State()
         n.table = self.table
         n.game = self.game
         n.over = self.over
@@ -288,8 +290,6 @@ class State:
         )
 
 
-_new = object.__new__
-
 # The last flattening of each recently read history, by its newest node (kept alive, so
 # its id is not reused while cached). A state's history is its parent's plus one chunk:
 # observing every decision, as the web layer does, then costs one tuple concatenation
@@ -325,7 +325,7 @@ def flatten(log: History) -> Events:
 
 def blank_state(rules: RuleSet, seed: int) -> State:
     """A State with the game-level fields set and an empty round (used by new_game)."""
-    s = State.__new__(State)
+    s = State()
     n = rules.seats
     s.table = compile_rules(rules)
     s.game = Progress(seed, 0, 0, (0,) * n, (0,) * n, (), 0, ())
