@@ -139,7 +139,8 @@ class PureChild:
         )
 
     def rate(self, name: str, seconds: float) -> float:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.write(f"{name} {seconds}\n")
         self.proc.stdin.flush()
         return float(self.proc.stdout.readline())

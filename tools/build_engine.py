@@ -32,7 +32,8 @@ def _load_loader() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "cya_engine_loader", ROOT / "games" / "engine" / "_loader.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -48,11 +49,9 @@ MYPY_CONFIG = "[mypy]\npython_version = 3.11\nstrict = True\n"
 
 def toolchain_problem() -> str | None:
     """Why nothing can be compiled here, or None."""
-    try:
-        import mypyc.build  # noqa: F401
-        import setuptools  # noqa: F401
-    except ImportError as exc:
-        return f"mypyc or setuptools is not installed ({exc.name})"
+    for name in ("mypyc", "setuptools"):
+        if importlib.util.find_spec(name) is None:
+            return f"{name} is not installed"
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(os.environ.get("CC", "").split()[0] if os.environ.get("CC") else cc) is None:
         return f"no C compiler ({cc}) on PATH"
@@ -62,7 +61,7 @@ def toolchain_problem() -> str | None:
 def build(out: Path, *, quiet: bool) -> None:
     """Compile into ``out`` (replaced whole when the build succeeds)."""
     from mypyc.build import mypycify
-    from setuptools import Distribution
+    from setuptools import Distribution  # type: ignore[import-untyped]
 
     modules = _loader.compiled_modules()
     digest = _loader.sources_digest()
@@ -82,8 +81,8 @@ def build(out: Path, *, quiet: bool) -> None:
             )
             dist = Distribution({"name": "cya-engine", "ext_modules": extensions})
             cmd = dist.get_command_obj("build_ext")
-            cmd.build_lib = str(tmp / "lib")  # type: ignore[attr-defined]
-            cmd.build_temp = str(tmp / "obj")  # type: ignore[attr-defined]
+            cmd.build_lib = str(tmp / "lib")
+            cmd.build_temp = str(tmp / "obj")
             dist.verbose = 0 if quiet else 1
             dist.run_command("build_ext")
         finally:
