@@ -1,0 +1,125 @@
+"""The compiled engine (``make engine``, mypyc) plays exactly like the pure one.
+
+10,000 seeded games are played by both builds side by side, each in its own process
+(``tests/engine/identity_play.py``): the same seeded chooser picks from each one's legal
+list, and every state after every action is compared (by a digest of all its fields). The
+build is the one ``make engine`` made if it is fresh, else one compiled here into a
+temporary folder; without a C compiler or mypyc the test is skipped, saying so. Also: the
+loader runs the pure modules when the build is stale, missing, or ``CYA_ENGINE=pure``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.engine import _loader
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "tools" / "build_engine.py"
+GAMES = 10_000
+NO_TOOLCHAIN = 3  # tools/build_engine.py's exit status when nothing can be compiled
+
+
+@pytest.fixture(scope="session")
+def compiled_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh compiled build: ``make engine``'s, or one built now."""
+    if _loader.build_problem(_loader.DEFAULT_BUILD) is None:
+        return _loader.DEFAULT_BUILD
+    out = tmp_path_factory.mktemp("engine") / "compiled"
+    done = subprocess.run(
+        [sys.executable, str(BUILD), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    if done.returncode == NO_TOOLCHAIN:
+        pytest.skip(f"no compiled engine can be built here: {done.stdout.strip()}")
+    assert done.returncode == 0, f"make engine failed:\n{done.stdout}\n{done.stderr}"
+    return out
+
+
+def _engine_env(mode: str, build: Path | None = None) -> dict[str, str]:
+    env = {**os.environ, "CYA_ENGINE": mode, "PYTHONPATH": str(ROOT)}
+    env.pop("CYA_ENGINE_BUILD", None)
+    if build is not None:
+        env["CYA_ENGINE_BUILD"] = str(build)
+    return env
+
+
+def _start(mode: str, build: Path | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.engine.identity_play", "0", str(GAMES)],
+        cwd=ROOT,
+        env=_engine_env(mode, build),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_compiled_engine_plays_10000_games_state_by_state_like_the_pure_one(
+    compiled_build: Path,
+) -> None:
+    pure = _start("pure")
+    compiled = _start("compiled", compiled_build)
+    assert pure.stdout is not None
+    assert compiled.stdout is not None
+    # the first line says which engine each process runs
+    assert pure.stdout.readline().split()[0] == "pure"
+    build, state_file = compiled.stdout.readline().split()
+    assert build == "compiled"
+    assert state_file.startswith(str(compiled_build)), state_file  # state is the mypyc module
+    games = 0
+    for line_p, line_c in zip(pure.stdout, compiled.stdout, strict=True):
+        seed, actions_p, digests_p = line_p.split()
+        seed_c, actions_c, digests_c = line_c.split()
+        assert seed == seed_c
+        states_p, states_c = digests_p.split(","), digests_c.split(",")
+        if states_p != states_c:
+            at = next(i for i, (a, b) in enumerate(zip(states_p, states_c)) if a != b)
+            raise AssertionError(
+                f"game {seed}: the states differ after action {at} "
+                f"(actions {actions_p.split(',')[:at]}); compiled chose "
+                f"{actions_c.split(',')[:at + 1]}"
+            )
+        assert actions_p == actions_c
+        games += 1
+    for proc in (pure, compiled):
+        assert proc.wait() == 0, proc.stderr.read() if proc.stderr else ""
+    assert games == GAMES
+
+
+def _which(mode: str, build: Path | None = None) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", "import games.engine as e; print(e.ENGINE_BUILD)"],
+        cwd=ROOT,
+        env=_engine_env(mode, build),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return (done.stdout + done.stderr).strip()
+
+
+def test_the_loader_runs_the_pure_engine_without_a_fresh_build(
+    compiled_build: Path, tmp_path: Path
+) -> None:
+    assert _which("auto", compiled_build) == "compiled"
+    assert _which("pure", compiled_build) == "pure"
+    assert _which("auto", tmp_path) == "pure"  # no build there: silently pure
+    stale = tmp_path / "stale"
+    shutil.copytree(compiled_build, stale)
+    manifest = stale / _loader.MANIFEST
+    manifest.write_text(manifest.read_text().replace('"sources_sha256": "', '"sources_sha256": "0'))
+    out = _which("auto", stale)
+    assert out.endswith("pure")
+    assert "stale" in out  # one log line says why
+    assert "CYA_ENGINE=compiled, but" in _which("compiled", stale)
+    assert "CYA_ENGINE must be one of" in _which("fast")
