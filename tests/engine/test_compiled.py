@@ -83,11 +83,12 @@ def test_compiled_engine_plays_10000_games_state_by_state_like_the_pure_one(
         assert seed == seed_c
         states_p, states_c = digests_p.split(","), digests_c.split(",")
         if states_p != states_c:
-            at = next(i for i, (a, b) in enumerate(zip(states_p, states_c)) if a != b)
+            pairs = enumerate(zip(states_p, states_c, strict=False))
+            at = next((i for i, (a, b) in pairs if a != b), min(len(states_p), len(states_c)))
             raise AssertionError(
                 f"game {seed}: the states differ after action {at} "
                 f"(actions {actions_p.split(',')[:at]}); compiled chose "
-                f"{actions_c.split(',')[:at + 1]}"
+                f"{actions_c.split(',')[: at + 1]}"
             )
         assert actions_p == actions_c
         games += 1
