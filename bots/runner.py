@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from bots import health, services, webhook
+from bots import decision_log, health, services, webhook
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
 from bots.persistence.games import Seating
@@ -150,15 +150,16 @@ def _run(
         return game
     if _all_in_process(game, seatings):
         return _run_in_memory(match, [game], {game.pk: seatings}, fence)[0]
-    while True:
-        game.refresh_from_db()
-        if game.status != Game.Status.ACTIVE:
-            return game
-        state = store.load_state(game)
-        control = SeatControl.objects.select_related("seat__user", "version__bot").get(
-            pk=seatings[state.to_act].control_id
-        )
-        _step(match, game, state, control)
+    with decision_log.batch():  # the bots' decisions, written once the game ends
+        while True:
+            game.refresh_from_db()
+            if game.status != Game.Status.ACTIVE:
+                return game
+            state = store.load_state(game)
+            control = SeatControl.objects.select_related("seat__user", "version__bot").get(
+                pk=seatings[state.to_act].control_id
+            )
+            _step(match, game, state, control)
 
 
 def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
@@ -254,6 +255,20 @@ def _ask_webhook(match: Table, game: Game, state: State, control: SeatControl) -
         control=control, decision_ms=match.decision_ms, elapsed_ms=answer.elapsed_ms
     )
     verdict = judge(state, answer)
+    decision_log.record(
+        decision_log.Entry(
+            game.pk,
+            control.seat.number,
+            version.pk,
+            state.version,
+            answer.request_bytes,
+            answer.action,
+            answer.elapsed_ms,
+            verdict.fault,
+            verdict.detail,
+            answer.debug,
+        )
+    )
     if verdict.fault is not None:
         _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms)
         return
@@ -317,11 +332,23 @@ def _await_client(match: Table, game: Game, state: State, control: SeatControl) 
     elapsed_ms = int((time.monotonic() - started) * 1000)
     if moved:
         services.time_spend(control=control, decision_ms=match.decision_ms, elapsed_ms=elapsed_ms)
-        health.answered(control.version)
+        health.answered(control.version)  # its log entry: decision_log.client_acted
         return
-    _fault(
-        game, state, control, Strike.Reason.TIMEOUT, f"no action within {budget_ms} ms", elapsed_ms
+    detail = f"no action within {budget_ms} ms"
+    decision_log.record(
+        decision_log.Entry(
+            game.pk,
+            control.seat.number,
+            control.version_id,
+            state.version,
+            None,
+            None,
+            elapsed_ms,
+            Strike.Reason.TIMEOUT,
+            detail,
+        )
     )
+    _fault(game, state, control, Strike.Reason.TIMEOUT, detail, elapsed_ms)
 
 
 # --- a bot seat at a people's table (games.seating) --------------------------------------

@@ -35,6 +35,7 @@ TASK_CLASSES: Mapping[str, str] = {
     # and resends: a busy ladder would look like a missing beat (cya_site.status)
     "bots.schedule_ladder": INTERACTIVE,
     "bots.sweep": INTERACTIVE,
+    "bots.expire_decision_logs": BATCH,
     "bots.play_match": BATCH,
     "bots.validate_version": BATCH,
     "tournaments.play_round": BATCH,
