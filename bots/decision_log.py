@@ -40,8 +40,8 @@ from accounts.models import User
 from bots.models import Bot, DecisionLog, SeatControl
 from bots.webhook import debug_note
 from cya_site.errors import DomainError
-from games.decision_logs import Shown
 from games import selectors as game_selectors
+from games.decision_logs import Shown
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def encode(lines: Iterable[dict[str, Any]]) -> tuple[bytes, int]:
     return packer.compress(raw) + packer.flush(), len(raw)
 
 
-def decode(data: bytes) -> list[dict[str, Any]]:
+def decode(data: bytes | memoryview) -> list[dict[str, Any]]:
     """The lines of one stored batch."""
     unpacker = zlib.decompressobj(zdict=_ZDICT)
     raw = unpacker.decompress(bytes(data)) + unpacker.flush()

@@ -233,9 +233,7 @@ class DecisionLog(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="decision_logs")
     seat = models.PositiveSmallIntegerField()
-    version = models.ForeignKey(
-        BotVersion, on_delete=models.CASCADE, related_name="decision_logs"
-    )
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="decision_logs")
     first_version = models.PositiveIntegerField(help_text="The game version of its first decision")
     decisions = models.PositiveIntegerField(help_text="How many lines it holds")
     raw_bytes = models.PositiveIntegerField(help_text="The NDJSON's size before compression")

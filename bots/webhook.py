@@ -2,7 +2,8 @@
 
 The protocol (docs/bot-protocol.md): ``GET url`` is the handshake and answers the bot's
 name and protocol version; ``POST url`` sends one decision and the bot answers
-``{"action": <one of legal_actions>}``, with an optional ``"debug"`` note for its owner. Every request carries ``X-CYA-Timestamp`` and
+``{"action": <one of legal_actions>}``, with an optional ``"debug"`` note for its owner
+(bots.decision_log). Every request carries ``X-CYA-Timestamp`` and
 ``X-CYA-Signature: sha256=<hex>``, the HMAC-SHA256 of ``"<timestamp>.<body>"`` under the
 version's secret, so a bot can check that the platform sent it. One client per thread
 keeps connections alive between decisions; it is ``cya_site.outbound``'s, which reaches
@@ -36,6 +37,7 @@ def debug_note(value: object) -> str:
     if len(encoded) <= MAX_DEBUG_BYTES:
         return value
     return encoded[:MAX_DEBUG_BYTES].decode("utf-8", "ignore")
+
 
 PROTOCOL_VERSION = 1
 MAX_RESPONSE_BYTES = 64 * 1024

@@ -6,29 +6,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bots', '0004_health'),
-        ('games', '0011_game_rated'),
+        ("bots", "0004_health"),
+        ("games", "0011_game_rated"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DecisionLog',
+            name="DecisionLog",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('first_version', models.PositiveIntegerField(help_text='The game version of its first decision')),
-                ('decisions', models.PositiveIntegerField(help_text='How many lines it holds')),
-                ('raw_bytes', models.PositiveIntegerField(help_text="The NDJSON's size before compression")),
-                ('data', models.BinaryField(help_text='zlib-compressed NDJSON, one decision a line')),
-                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='decision_logs', to='games.game')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='decision_logs', to='bots.botversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.PositiveSmallIntegerField()),
+                (
+                    "first_version",
+                    models.PositiveIntegerField(help_text="The game version of its first decision"),
+                ),
+                ("decisions", models.PositiveIntegerField(help_text="How many lines it holds")),
+                (
+                    "raw_bytes",
+                    models.PositiveIntegerField(help_text="The NDJSON's size before compression"),
+                ),
+                (
+                    "data",
+                    models.BinaryField(help_text="zlib-compressed NDJSON, one decision a line"),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(db_index=True, default=django.utils.timezone.now),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decision_logs",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decision_logs",
+                        to="bots.botversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('game', 'seat', 'first_version', 'id'),
-                'indexes': [models.Index(fields=['game', 'seat'], name='bots_decisi_game_id_1b88f4_idx')],
+                "ordering": ("game", "seat", "first_version", "id"),
+                "indexes": [
+                    models.Index(fields=["game", "seat"], name="bots_decisi_game_id_1b88f4_idx")
+                ],
             },
         ),
     ]
