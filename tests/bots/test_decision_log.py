@@ -243,9 +243,11 @@ def test_a_persons_debug_field_is_accepted_and_kept_nowhere(
     api_as: Callable[[User], APIClient], alice: User, bob: User
 ) -> None:
     game = people_game(alice, bob)
-    decision = api_as(alice).get(f"/api/v1/games/{game.pk}/decision/").json()["decision"]
-    body = {"action": decision["legal_actions"][0], "version": 0, "debug": "mine"}
-    response = api_as(alice).post(f"/api/v1/games/{game.pk}/actions/", body, format="json")
+    person = alice if game.to_act == 0 else bob
+    url = f"/api/v1/games/{game.pk}/"
+    decision = api_as(person).get(url + "decision/").json()["decision"]
+    body = {"action": decision["legal_actions"][0], "version": game.version, "debug": "mine"}
+    response = api_as(person).post(url + "actions/", body, format="json")
 
     assert response.status_code == 201, response.content
     assert not DecisionLog.objects.exists()
