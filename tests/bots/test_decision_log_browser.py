@@ -64,8 +64,8 @@ def test_the_owner_reads_each_decision_beside_its_move_and_downloads_the_log(
     expect(page.locator("#step-decision-log")).to_contain_text("trying a swap")
     with page.expect_download() as download:
         page.get_by_role("link", name="Download alices-bot's decision log (NDJSON)").click()
-    path = download.value.path()
-    assert [json.loads(line) for line in open(path, encoding="utf-8")] == lines
+    body = download.value.path().read_text(encoding="utf-8")
+    assert [json.loads(line) for line in body.splitlines()] == lines
 
     wide = replay_as(open_page, "alice", game_id, size=DESKTOP)
     expect(wide.locator("#move-list .decision-log")).to_have_count(len(lines))
