@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cya_site.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
@@ -54,9 +54,8 @@ def game_lines(seed: int) -> dict[int, list[dict[str, object]]]:
         code = rng.choice(options)
         answer = action_to_json(code, rules.edition)
         note = f"{len(options)} options, chose {answer['type']}"
-        entry = decision_log.Entry(
-            seed, seat, 1, state.version, len(json.dumps(request, default=str)), answer, rng.randint(20, 200)
-        )
+        size = len(json.dumps(request, default=str))
+        entry = decision_log.Entry(seed, seat, 1, state.version, size, answer, rng.randint(20, 200))
         seats.setdefault(seat, []).append({**entry.line(at), "debug": note})
         state, _ = apply(state, code, seat=seat)
     return seats
