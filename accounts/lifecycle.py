@@ -4,11 +4,14 @@ the data download and deleting the account.
 
 None of them tells whether an address belongs to an account: a reset asked for an unknown
 address, or an address taken by another account, answers just as a known one does (no
-account enumeration). Rates are the callers' (the ``mail`` and ``account`` scopes).
+account enumeration). Rates are the callers' (the ``mail`` and ``account`` scopes), but
+for one: an address receives at most ``THROTTLE_MAIL_TO`` mails, however many clients
+ask (``mail_to``), and past it nothing is sent and the answer is the same.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from typing import Any
 
@@ -31,10 +34,41 @@ from django.utils.translation import gettext as _
 from accounts import belongings
 from accounts.models import ApiToken, User
 from accounts.services import DELETED_PREFIX
+from cya_site import throttling
 from cya_site.errors import DomainError
 
 _EMAIL_SALT = "accounts.email-change"
 EXPORT_FORMAT = 1
+
+
+def mail_allowed(address: str) -> bool:
+    """Whether one more mail may go to ``address`` (counted: the ``mail_to`` rate). The
+    address is kept only as a hash in the counter's key."""
+    digest = hashlib.sha256(address.strip().lower().encode()).hexdigest()[:32]
+    return throttling.rate_spent("mail_to", f"to:{digest}") is None
+
+
+class ResetForm(PasswordResetForm):
+    """Django's reset form, its mails counted per address (``mail_allowed``)."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        if mail_allowed(to_email):
+            super().send_mail(
+                subject_template_name,
+                email_template_name,
+                context,
+                from_email,
+                to_email,
+                html_email_template_name,
+            )
 
 
 def _wrong_password() -> DomainError:
@@ -92,12 +126,13 @@ def email_change_request(*, user: User, email: str, request: HttpRequest) -> Non
     token = signing.dumps({"u": user.pk, "e": email, "o": user.email}, salt=_EMAIL_SALT)
     link = request.build_absolute_uri(reverse("email-confirm", args=[token]))
     context = {"user": user, "link": link, "token": token, "email": email}
-    send_mail(
-        _("Confirm your new email address"),
-        render_to_string("accounts/email/confirm_email.txt", context),
-        None,
-        [email],
-    )
+    if mail_allowed(email):
+        send_mail(
+            _("Confirm your new email address"),
+            render_to_string("accounts/email/confirm_email.txt", context),
+            None,
+            [email],
+        )
 
 
 @transaction.atomic
@@ -113,15 +148,26 @@ def email_change_confirm(*, token: str) -> User:
     user = User.objects.select_for_update().filter(pk=claim["u"], is_active=True).first()
     if user is None or user.email != claim["o"] or user.email == claim["e"]:
         raise _link_invalid()
+    old = user.email
     user.email = claim["e"]
     user.save(update_fields=["email"])
+    if old:  # the old address hears of it: a stolen session cannot move the account quietly
+        context = {"user": user, "email": user.email}
+        transaction.on_commit(
+            lambda: send_mail(
+                _("Your email address was changed"),
+                render_to_string("accounts/email/email_changed.txt", context),
+                None,
+                [old],
+            )
+        )
     return user
 
 
 def password_reset_request(*, email: str, request: HttpRequest) -> None:
     """Mail a reset link to every active account with a password under this address, as
     Django's reset page does (the same form and templates); nothing is said either way."""
-    form = PasswordResetForm(data={"email": email})
+    form = ResetForm(data={"email": email})
     if form.is_valid():
         form.save(
             request=request,

@@ -262,8 +262,11 @@ def _run_clients(target: Callable[[int], T], n: int) -> list[T]:
     return [out[i] for i in range(n)]
 
 
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+def percentile(values: list[float], q: int) -> float:
+    """The ``q``th percentile (1 to 99) of ``values``."""
+    if not 1 <= q <= 99:  # a fraction (0.99) once read the 99th as every percentile
+        raise ValueError(f"a percentile is 1 to 99, not {q}")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 def main() -> None:

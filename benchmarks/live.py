@@ -265,22 +265,22 @@ def main() -> None:
         ladder(url, False)
         stop(processes)
 
-    idle_p99, busy_p99 = percentile(idle, 0.99), percentile(busy, 0.99)
+    idle_p99, busy_p99 = percentile(idle, 99), percentile(busy, 99)
     for name, found in (("idle", idle), ("busy", busy)):
-        print(f"bot turns {name}: n={len(found)} p50={percentile(found, 0.5):.0f} ms"
-              f" p99={percentile(found, 0.99):.0f} ms")  # fmt: skip
+        print(f"bot turns {name}: n={len(found)} p50={percentile(found, 50):.0f} ms"
+              f" p99={percentile(found, 99):.0f} ms")  # fmt: skip
     healthz, actions, opened, refused, kb = crowd_result
-    idle_action_p99 = percentile(idle_actions, 0.99)
-    action_p99 = percentile(actions, 0.99)
-    print(f"actions idle: p50={percentile(idle_actions, 0.5):.0f} ms p99={idle_action_p99:.0f} ms")
-    print(f"actions with the crowd: p50={percentile(actions, 0.5):.0f} ms p99={action_p99:.0f} ms")
-    print(f"healthz with the crowd: n={len(healthz)} p50={percentile(healthz, 0.5):.1f} ms"
-          f" p99={percentile(healthz, 0.99):.1f} ms")  # fmt: skip
+    idle_action_p99 = percentile(idle_actions, 99)
+    action_p99 = percentile(actions, 99)
+    print(f"actions idle: p50={percentile(idle_actions, 50):.0f} ms p99={idle_action_p99:.0f} ms")
+    print(f"actions with the crowd: p50={percentile(actions, 50):.0f} ms p99={action_p99:.0f} ms")
+    print(f"healthz with the crowd: n={len(healthz)} p50={percentile(healthz, 50):.1f} ms"
+          f" p99={percentile(healthz, 99):.1f} ms")  # fmt: skip
     print(f"crowd: {opened} connected, {refused} refused; {kb:.1f} KB per open stream")
     print(
         f"bot_turn_p99_ms={busy_p99:.0f} bot_turn_busy_idle_ratio={busy_p99 / max(idle_p99, 1):.2f}"
         f" streams={args.streams} waits={args.waits}"
-        f" healthz_p99_ms={percentile(healthz, 0.99):.1f}"
+        f" healthz_p99_ms={percentile(healthz, 99):.1f}"
         f" action_p99_ratio={action_p99 / max(idle_action_p99, 1):.2f} kb_per_stream={kb:.1f}"
     )
 

@@ -20,12 +20,12 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connection, connections
+from django.db import DatabaseError, connection, connections, transaction
 from django.utils import timezone
 
 from bots.persistence import leases as lease_rows
@@ -38,6 +38,22 @@ LEASE_VERSION = 0x76657273  # "vers": a version's validation
 LEASE_LADDER = 0x6C616464  # "ladd": the ladder's scheduling (one key)
 LEASE_BUILTIN = 0x6275696C  # "buil": creating the built-in bots (one key)
 LEASE_TURN = 0x7475726E  # "turn": a bot seat's move at a people's table (by game)
+
+
+Fence = Callable[[], None]  # a run's ``Held.check``, or ``unfenced``
+
+
+def unfenced() -> None:
+    """No lease to check: a run outside a task (``manage.py play``, a test)."""
+
+
+@contextmanager
+def fenced(fence: Fence) -> Iterator[None]:
+    """A finishing write's transaction, ``fence`` checked first inside it: a run whose
+    lease was taken over raises LeaseLost there and writes nothing."""
+    with transaction.atomic():
+        fence()
+        yield
 
 
 class LeaseLost(Exception):

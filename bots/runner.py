@@ -21,10 +21,10 @@ from random import Random
 from typing import Any, NamedTuple, Protocol
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from bots import decision_log, health, services, webhook
+from bots.leases import Fence, fenced, unfenced
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
 from bots.persistence.games import Seating
@@ -66,32 +66,31 @@ class Pace(NamedTuple):
     decision_ms: int
 
 
-def run_match(match: Match) -> Match:
-    """Play every game of the match to its end, then aggregate and rate (exactly once)."""
+def run_match(match: Match, fence: Fence = unfenced) -> Match:
+    """Play every game of the match to its end, then aggregate and rate (exactly once);
+    ``fence`` as for ``run_slice``."""
     seatings = game_rows.match_seatings(match.pk)
     games = game_rows.match_games(match.pk)
     in_memory = [g for g in games if _all_in_process(g, seatings[g.pk])]
     if in_memory:  # played first, and written together: one round trip for them all
-        _run_in_memory(match, in_memory, seatings)
+        _run_in_memory(match, in_memory, seatings, fence)
     for game in games:
         if game not in in_memory:
-            _run(match, game, seatings[game.pk])
-    return services.match_finish(match=match)
+            _run(match, game, seatings[game.pk], fence)
+    with fenced(fence):
+        return services.match_finish(match=match)
 
 
-def _unfenced() -> None:
-    return None
-
-
-def run_slice(match: Match, seconds: float, fence: Callable[[], None] = _unfenced) -> bool:
+def run_slice(match: Match, seconds: float, fence: Fence = unfenced) -> bool:
     """Play the match's unfinished games one after another, the next one only while less
     than ``seconds`` have passed (one at least); True once none is left, the match then
     aggregated and rated (exactly once). A slice bounds how long a match holds a worker:
     a restart or a deploy costs at most the game it was playing.
 
     ``fence`` runs inside the transaction of each finishing write (a game played in
-    memory, the match's result): bots.leases' ``Held.check``, which raises LeaseLost
-    once another run has taken the match over, so this one writes nothing more."""
+    memory, each action and strike of a game stepped seat by seat, the match's result):
+    bots.leases' ``Held.check``, which raises LeaseLost once another run has taken the
+    match over, so this one writes nothing more."""
     began = time.monotonic()
     seatings = game_rows.match_seatings(match.pk)
     played = False
@@ -102,8 +101,7 @@ def run_slice(match: Match, seconds: float, fence: Callable[[], None] = _unfence
             return False
         _run(match, game, seatings[game.pk], fence)
         played = True
-    with transaction.atomic():
-        fence()
+    with fenced(fence):
         services.match_finish(match=match)
     return True
 
@@ -142,9 +140,7 @@ def run_game(match: Match, game: Game) -> Game:
     return _run(match, game, game_rows.game_seatings(game.pk))
 
 
-def _run(
-    match: Match, game: Game, seatings: dict[int, Seating], fence: Callable[[], None] = _unfenced
-) -> Game:
+def _run(match: Match, game: Game, seatings: dict[int, Seating], fence: Fence = unfenced) -> Game:
     """Play one game, read just now, to its end (or resume it)."""
     if game.status != Game.Status.ACTIVE:
         return game
@@ -159,7 +155,7 @@ def _run(
             control = SeatControl.objects.select_related("seat__user", "version__bot").get(
                 pk=seatings[state.to_act].control_id
             )
-            _step(match, game, state, control)
+            _step(match, game, state, control, fence)
 
 
 def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
@@ -171,13 +167,12 @@ def _run_in_memory(
     match: Match,
     games: list[Game],
     seatings: dict[int, dict[int, Seating]],
-    fence: Callable[[], None] = _unfenced,
+    fence: Fence = unfenced,
 ) -> list[Game]:
     """Every seat of these games is decided here: each game is played whole, then all are
     written at once (games.services.actions_record_all), ``fence`` checked first."""
     plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
-    with transaction.atomic():
-        fence()
+    with fenced(fence):
         return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN)
 
 
@@ -190,32 +185,41 @@ def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable
     return choose
 
 
-def _step(match: Table, game: Game, state: State, control: SeatControl) -> None:
+def _step(
+    match: Table, game: Game, state: State, control: SeatControl, fence: Fence = unfenced
+) -> None:
+    """One decision of the seat to act; every write it makes checks ``fence`` first."""
     kind = control.version.bot.kind
     if _in_process(control):
         origin = Event.Origin.BUILTIN if control.autopilot_since is None else Event.Origin.AUTOPILOT
-        _submit(game, state, control, _choose(match, game, state, control), origin)
+        _submit(game, state, control, _choose(match, game, state, control), origin, fence)
     elif kind == Bot.Kind.WEBHOOK:
-        _ask_webhook(match, game, state, control)
+        _ask_webhook(match, game, state, control, fence)
     else:
-        _await_client(match, game, state, control)
+        _await_client(match, game, state, control, fence)
 
 
 def _submit(
-    game: Game, state: State, control: SeatControl, code: int, origin: Event.Origin
+    game: Game,
+    state: State,
+    control: SeatControl,
+    code: int,
+    origin: Event.Origin,
+    fence: Fence = unfenced,
 ) -> bool:
     """Submit an action for the seat; False when the game moved on first (nothing applied)."""
     user = control.seat.user  # the bot's own account, or a seat account of it
     if user is None:  # a bot seat is taken before its table starts
         raise ValueError(f"{control.seat} has no player")
     try:
-        game_services.action_submit(
-            game_id=game.pk,
-            user=user,
-            action=action_to_json(code, state.rules.edition),
-            version=state.version,
-            origin=origin,
-        )
+        with fenced(fence):
+            game_services.action_submit(
+                game_id=game.pk,
+                user=user,
+                action=action_to_json(code, state.rules.edition),
+                version=state.version,
+                origin=origin,
+            )
     except DomainError as error:
         if error.code in ("stale_version", "game_over"):
             return False
@@ -224,24 +228,33 @@ def _submit(
 
 
 def _fault(
-    game: Game, state: State, control: SeatControl, reason: str, detail: str, elapsed_ms: int
+    game: Game,
+    state: State,
+    control: SeatControl,
+    reason: str,
+    detail: str,
+    elapsed_ms: int,
+    fence: Fence = unfenced,
 ) -> None:
     """A strike, then the engine's safe default in the seat's place."""
-    services.strike_record(
-        control=control,
-        game_version=state.version,
-        reason=reason,
-        detail=detail,
-        elapsed_ms=elapsed_ms,
-    )
-    _submit(game, state, control, default_action(state), Event.Origin.FALLBACK)
+    with fenced(fence):
+        services.strike_record(
+            control=control,
+            game_version=state.version,
+            reason=reason,
+            detail=detail,
+            elapsed_ms=elapsed_ms,
+        )
+    _submit(game, state, control, default_action(state), Event.Origin.FALLBACK, fence)
 
 
 def _deadline_ms(match: Table, control: SeatControl) -> int:
     return match.decision_ms + control.time_bank_ms
 
 
-def _ask_webhook(match: Table, game: Game, state: State, control: SeatControl) -> None:
+def _ask_webhook(
+    match: Table, game: Game, state: State, control: SeatControl, fence: Fence = unfenced
+) -> None:
     payload, budget_ms = webhook_decision(
         game.pk,
         state,
@@ -251,29 +264,30 @@ def _ask_webhook(match: Table, game: Game, state: State, control: SeatControl) -
     )
     version = control.version
     answer = webhook.ask(version.url, version.secret, payload, timeout=budget_ms / 1000)
-    services.time_spend(
-        control=control, decision_ms=match.decision_ms, elapsed_ms=answer.elapsed_ms
-    )
-    verdict = judge(state, answer)
-    decision_log.record(
-        decision_log.Entry(
-            game.pk,
-            control.seat.number,
-            version.pk,
-            state.version,
-            answer.request_bytes,
-            answer.action,
-            answer.elapsed_ms,
-            verdict.fault,
-            verdict.detail,
-            answer.debug,
+    with fenced(fence):
+        services.time_spend(
+            control=control, decision_ms=match.decision_ms, elapsed_ms=answer.elapsed_ms
         )
+    verdict = judge(state, answer)
+    entry = decision_log.Entry(
+        game.pk,
+        control.seat.number,
+        version.pk,
+        state.version,
+        answer.request_bytes,
+        answer.action,
+        answer.elapsed_ms,
+        verdict.fault,
+        verdict.detail,
+        answer.debug,
     )
     if verdict.fault is not None:
-        _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms)
-        return
-    health.answered(version)
-    _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK)
+        _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms, fence)
+    else:
+        with fenced(fence):
+            health.answered(version)
+        _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK, fence)
+    decision_log.record(entry)  # once its move is written: a run cut off logs nothing
 
 
 # --- a webhook seat's decision, shared with ``manage.py play`` (pure: no database) ------
@@ -317,7 +331,9 @@ def judge(state: State, answer: webhook.Answer) -> Verdict:
     return Verdict(code)
 
 
-def _await_client(match: Table, game: Game, state: State, control: SeatControl) -> None:
+def _await_client(
+    match: Table, game: Game, state: State, control: SeatControl, fence: Fence = unfenced
+) -> None:
     """Wait for an API-client bot to act through the API, until its deadline."""
     budget_ms = _deadline_ms(match, control)
     deadline = timezone.now() + timedelta(milliseconds=budget_ms)
@@ -331,10 +347,14 @@ def _await_client(match: Table, game: Game, state: State, control: SeatControl) 
     moved = notify.wait_for_change(game.pk, acted, budget_ms / 1000)
     elapsed_ms = int((time.monotonic() - started) * 1000)
     if moved:
-        services.time_spend(control=control, decision_ms=match.decision_ms, elapsed_ms=elapsed_ms)
-        health.answered(control.version)  # its log entry: decision_log.client_acted
+        with fenced(fence):
+            services.time_spend(
+                control=control, decision_ms=match.decision_ms, elapsed_ms=elapsed_ms
+            )
+            health.answered(control.version)  # its log entry: decision_log.client_acted
         return
-    detail = f"no action within {budget_ms} ms"
+    reason, detail = Strike.Reason.TIMEOUT, f"no action within {budget_ms} ms"
+    _fault(game, state, control, reason, detail, elapsed_ms, fence)
     decision_log.record(
         decision_log.Entry(
             game.pk,
@@ -344,24 +364,24 @@ def _await_client(match: Table, game: Game, state: State, control: SeatControl) 
             None,
             None,
             elapsed_ms,
-            Strike.Reason.TIMEOUT,
+            reason,
             detail,
         )
     )
-    _fault(game, state, control, Strike.Reason.TIMEOUT, detail, elapsed_ms)
 
 
 # --- a bot seat at a people's table (games.seating) --------------------------------------
 
 
-def play_turn(game_id: int, version: int) -> str:
+def play_turn(game_id: int, version: int, fence: Fence = unfenced) -> str:
     """Play one bot seat's decision at a people's table, if it is still a bot's turn at
     ``version``: what a redelivered or resent task finds already played, it leaves.
 
     The seat plays as in a match (built-in, webhook with strikes and the safe default,
     API client awaited until its deadline), with the ladder's time control unless the
     table is timed. Its action commits through games.services, whose announcement of
-    the next decision sends the next bot's turn.
+    the next decision sends the next bot's turn. Each write checks ``fence`` first (the
+    turn's lease: bots.tasks.play_turn).
     """
     game = Game.objects.select_related("snapshot").filter(pk=game_id).first()
     if game is None or game.status != Game.Status.ACTIVE or game.version != version:
@@ -374,5 +394,5 @@ def play_turn(game_id: int, version: int) -> str:
     )
     limit = game.decision_seconds
     pace = Pace(game.seed or 0, settings.LADDER_DECISION_MS if limit is None else limit * 1000)
-    _step(pace, game, store.load_state(game), control)
+    _step(pace, game, store.load_state(game), control, fence)
     return "played"

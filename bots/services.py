@@ -142,11 +142,11 @@ def version_create(
     if previous is not None:
         version.mu = previous.mu
         version.save(update_fields=["mu"])
-    dispatch.send_on_commit(_by_name(VALIDATE_VERSION), (version.pk,))
+    dispatch.send_on_commit(_by_name(HANDSHAKE), (version.pk,))
     return version
 
 
-VALIDATE_VERSION = "bots.validate_version"  # bots.tasks.validate_version
+HANDSHAKE = "bots.handshake"  # bots.tasks.handshake, which sends bots.validate_version
 
 
 def _by_name(task: str) -> Task[Any, Any]:
@@ -348,6 +348,20 @@ def match_void(*, match: Match, reason: str) -> Match:
     match.save(update_fields=["status", "void_reason", "finished_at"])
     _counted(match.kind, Match.Status.VOIDED)
     return match
+
+
+@transaction.atomic
+def version_handshaken(*, version: BotVersion, log: list[str]) -> BotVersion:
+    """A PENDING version answered its handshake (or has none): VALIDATING, with the
+    handshake's answer as its log so far; its validation game comes next
+    (bots.tasks.handshake sends it). A version no longer PENDING is left as it is."""
+    version = BotVersion.objects.select_for_update().get(pk=version.pk)
+    if version.status != BotVersion.Status.PENDING:
+        return version
+    version.status = BotVersion.Status.VALIDATING
+    version.validation_log = log
+    version.save(update_fields=["status", "validation_log"])
+    return version
 
 
 @transaction.atomic

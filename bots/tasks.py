@@ -7,8 +7,10 @@ counted against the work; work that no retry reaches is sent again by ``sweep``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.utils import timezone
 
@@ -87,6 +89,23 @@ def _slice(match_id: int, held: leases.Held, *, attempt: bool) -> str:
 
 
 @shared_task(
+    name="bots.handshake",
+    bind=True,
+    acks_late=True,
+    time_limit=120,
+    soft_time_limit=100,
+    max_retries=None,
+)
+def handshake(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
+    """A new version's handshake, on the interactive queue: its author learns in seconds
+    whether the bot answers; a pass sends the validation game to the batch queue."""
+    outcome = _validating(self, version_id, validation.handshake)
+    if outcome == BotVersion.Status.VALIDATING:
+        dispatch.send(validate_version, (version_id,))
+    return outcome
+
+
+@shared_task(
     name="bots.validate_version",
     bind=True,
     acks_late=True,
@@ -95,27 +114,42 @@ def _slice(match_id: int, held: leases.Held, *, attempt: bool) -> str:
     max_retries=None,
 )
 def validate_version(self, version_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Handshake and one validation game at a full table before a version is ranked."""
+    """A version's validation game at a full table, on the batch queue (its handshake
+    first, if it is still PENDING: a sweep's resend, ``manage.py`` and the tests)."""
+    return _validating(self, version_id, validation.validate)
+
+
+def _validating(
+    task: Task[Any, Any], version_id: int, step: Callable[[BotVersion, leases.Fence], BotVersion]
+) -> str:
+    """Run ``step`` (a part of bots.validation) on the version under its lease, its
+    writes fenced by it: a second delivery finds it held, a run whose lease was taken
+    over stops without writing."""
     try:
-        run, tried = self.request.id or "", self.request.retries
+        run, tried = task.request.id or "", task.request.retries
         with leases.lease(leases.LEASE_VERSION, version_id, run, tried) as held:
             if held is None:
-                return "held elsewhere"
+                return HELD
             version = BotVersion.objects.select_related("bot").get(pk=version_id)
             # VALIDATING too: a redelivery after the worker died mid-validation finishes it
             if version.status not in recovery.VALIDATING:
-                return version.status
+                return str(version.status)
             try:
-                return validation.validate(version).status
+                return str(step(version, held.check).status)
             except dispatch.TRANSIENT:
                 raise
+            except leases.LeaseLost:  # taken over: the other run validates it
+                log.warning("version %s: lease %s lost, stopping", version_id, held.token)
+                return "lease lost"
             except Exception as error:  # a platform fault: said, and never left validating
                 log.exception("validation of version %s failed", version_id)
                 note = f"validation stopped by a platform fault ({type(error).__name__})"
-                return services.version_validated(version=version, passed=False, log=[note]).status
+                with leases.fenced(held.check):
+                    failed = services.version_validated(version=version, passed=False, log=[note])
+                return str(failed.status)
     except dispatch.TRANSIENT as error:
         log.warning("version %s: %s; retrying", version_id, error)
-        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
+        raise task.retry(exc=error, countdown=dispatch.backoff(task.request.retries)) from None
 
 
 @shared_task(
@@ -135,8 +169,12 @@ def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyp
         )
         with lease as held:
             if held is None:
-                return "held elsewhere"
-            return runner.play_turn(game_id, version)
+                return HELD
+            try:
+                return runner.play_turn(game_id, version, held.check)
+            except leases.LeaseLost:  # taken over: the other run plays the turn
+                log.warning("game %s turn %s: lease lost, stopping", game_id, version)
+                return "lease lost"
     except dispatch.TRANSIENT as error:
         log.warning("game %s turn %s: %s; retrying", game_id, version, error)
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from None
@@ -171,8 +209,10 @@ def sweep() -> int:
     turns = recovery.idle_turns(now)
     for match_id in matches:
         dispatch.send(play_match, (match_id,))
-    for version_id in versions:
-        dispatch.send(validate_version, (version_id,))
+    statuses = BotVersion.objects.filter(pk__in=versions).values_list("pk", "status")
+    for version_id, status in statuses:  # the handshake on its own queue, then the game
+        pending = status == BotVersion.Status.PENDING
+        dispatch.send(handshake if pending else validate_version, (version_id,))
     for turn in turns:
         dispatch.send(play_turn, turn)
     for kind, found in (("match", matches), ("validation", versions), ("turn", turns)):

@@ -3,6 +3,12 @@
 A version is ranked only once it has answered the handshake (webhook bots) and finished
 a validation game without being put on autopilot (fewer than three strikes). Its owner
 sees the log: the handshake's answer, every strike with its reason, and the game.
+
+The two parts run in different latency classes (cya_site.queues): the handshake is
+interactive (``bots.handshake``: its author waits on the page, and a bot that does not
+answer is told so in seconds, whatever the ladder's backlog); the game is batch work
+(``bots.validate_version``). A version is PENDING until its handshake passes, then
+VALIDATING until its game has a verdict.
 """
 
 from __future__ import annotations
@@ -72,34 +78,50 @@ def _builtin(owner: User, name: str) -> BotVersion:
     return version
 
 
-def validate(version: BotVersion) -> BotVersion:
-    """Run the handshake and the validation game; record the verdict and its log."""
-    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALIDATING)
+def handshake(version: BotVersion, fence: leases.Fence = leases.unfenced) -> BotVersion:
+    """The handshake of a PENDING version: a failure is the verdict (FAILED, with why);
+    a pass makes it VALIDATING, its answer the first line of the log. Versions of other
+    kinds have no handshake and go straight on. Its writes check ``fence`` first."""
     log: list[str] = []
     if version.bot.kind == Bot.Kind.WEBHOOK:
         try:
             info = webhook.handshake(version.url, version.secret)
         except webhook.HandshakeError as error:
             log.append(f"handshake failed ({error.reason}): {error.detail}")
-            return services.version_validated(version=version, passed=False, log=log)
+            with leases.fenced(fence):
+                return services.version_validated(version=version, passed=False, log=log)
         log.append(f"handshake: {info.get('name')!r}, protocol {info.get('protocol_version')}")
+    with leases.fenced(fence):
+        return services.version_handshaken(version=version, log=log)
+
+
+def validate(version: BotVersion, fence: leases.Fence = leases.unfenced) -> BotVersion:
+    """The validation game of a VALIDATING version (the handshake first if it is still
+    PENDING); record the verdict and its log. Its writes check ``fence`` first."""
+    if version.status == BotVersion.Status.PENDING:
+        version = handshake(version, fence)
+        if version.status != BotVersion.Status.VALIDATING:
+            return version
+    log = list(version.validation_log)  # the handshake's answer
     busy = (Match.Status.SCHEDULED, Match.Status.RUNNING)  # left by a run that crashed
     match = Match.objects.filter(
         kind=Match.Kind.VALIDATION, status__in=busy, entries__version=version
     ).first()
     if match is None:
         versions = [version, *opponents()]
-        match = services.match_create(
-            versions=versions,
-            kind=Match.Kind.VALIDATION,
-            rules=RuleSet.preset("2021", seats=len(versions)),
-            duplicate=False,
-        )
+        with leases.fenced(fence):
+            match = services.match_create(
+                versions=versions,
+                kind=Match.Kind.VALIDATION,
+                rules=RuleSet.preset("2021", seats=len(versions)),
+                duplicate=False,
+            )
     log.append(f"validation game {match.match_games.get().game_id} (match {match.pk})")
-    runner.run_match(match)
+    runner.run_match(match, fence)
     control = SeatControl.objects.get(seat__game__match_game__match=match, version=version)
     for strike in control.strike_log.all():
         log.append(f"strike at decision {strike.game_version}: {strike.reason} ({strike.detail})")
     passed = control.autopilot_since is None
     log.append("passed" if passed else "failed: three strikes put the seat on autopilot")
-    return services.version_validated(version=version, passed=passed, log=log)
+    with leases.fenced(fence):
+        return services.version_validated(version=version, passed=passed, log=log)

@@ -4,10 +4,11 @@ Every task names its class here, in one table the settings turn into Celery's
 ``task_routes`` (STYLE section 6: routes in settings, never at the call site):
 
 - ``interactive``: a person is waiting for it: a bot's move at a people's table, a
-  decision's deadline; and beat's short housekeeping (the sweeps, the ladder's schedule);
+  decision's deadline, a new version's handshake; and beat's short housekeeping (the
+  sweeps, the ladder's schedule);
 - ``batch``: the ladder's and bot tournaments' matches (in slices of about
-  MATCH_SLICE_SECONDS), a new version's validation (its handshake and its game, one
-  task), tournaments' rounds and the result sync;
+  MATCH_SLICE_SECONDS), a new version's validation game, tournaments' rounds and the
+  result sync;
 - ``outbound``: clubs' webhooks and bot owners' pause alerts, which wait on other
   people's servers.
 
@@ -28,12 +29,15 @@ CLASSES = (INTERACTIVE, BATCH, OUTBOUND)
 TASK_CLASSES: Mapping[str, str] = {
     "bots.play_turn": INTERACTIVE,
     "bots.check_turns": INTERACTIVE,
+    # a new version's handshake: its author waits on the page (the game that follows is batch)
+    "bots.handshake": INTERACTIVE,
     "games.enforce_deadline": INTERACTIVE,
     "games.sweep_deadlines": INTERACTIVE,
     "cya_site.ping": INTERACTIVE,
     # beat's housekeeping is short, and must not wait behind the matches it schedules
     # and resends: a busy ladder would look like a missing beat (cya_site.status)
     "bots.schedule_ladder": INTERACTIVE,
+    "tournaments.pair_queues": INTERACTIVE,  # people waiting for a table
     "bots.sweep": INTERACTIVE,
     "bots.expire_decision_logs": BATCH,
     "bots.play_match": BATCH,

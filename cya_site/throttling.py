@@ -94,14 +94,20 @@ def page_rate_spent(request: HttpRequest, scope: str) -> float | None:
     """Count a page's attempt (a sign-in, say) against the API's ``scope`` rate for the
     client's address, on the same counters as the API: None while allowed, else the
     seconds until the window ends."""
+    return rate_spent(scope, f"ip:{client_address(request)}")
+
+
+def rate_spent(scope: str, who: str) -> float | None:
+    """Count one more against the API's ``scope`` rate for ``who`` (a client, or the
+    address a mail goes to), on the same counters as the API: None while allowed, else
+    the seconds until the window ends."""
     rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
     if rate is None:
         return None
     allowed, seconds = parse_rate(str(rate))
     now = time.time()
     window = int(now // seconds)
-    client = f"ip:{client_address(request)}"
-    (count,) = _count([(f"throttle:{scope}:{client}:{window}", seconds)])
+    (count,) = _count([(f"throttle:{scope}:{who}:{window}", seconds)])
     return (window + 1) * seconds - now if count > allowed else None
 
 

@@ -41,7 +41,7 @@ def _state(table: Table) -> str:
 
 
 def night_desk(night: GameNight) -> Desk:
-    """The desk of a night: four queries however many tables it has."""
+    """The desk of a night: a few queries, however many tables it has."""
     drawn = tables.night_rounds(night)
     current = drawn[-1] if drawn else None
     by_state: dict[str, list[Table]] = {

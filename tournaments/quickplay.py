@@ -157,6 +157,22 @@ def queue_pair(*, seats: int, preset: str, now: datetime | None = None) -> list[
     return games
 
 
+def queues_pair_all(now: datetime | None = None) -> list[Game]:
+    """Pair every queue with someone waiting (beat's ``tournaments.pair_queues``): a bot
+    fill that came due, or a rating range that widened, seats people who are not
+    polling (their page closed), not only at the next join."""
+    queues = (
+        QueueTicket.objects.filter(status=QueueTicket.Status.WAITING)
+        .values_list("seats", "preset")
+        .distinct()
+    )
+    return [
+        game
+        for seats, preset in sorted(set(queues))
+        for game in queue_pair(seats=seats, preset=preset, now=now)
+    ]
+
+
 def _table(people: list[User], bots: int, seats: int, preset: str) -> Game:
     rules = RuleSet.preset(preset, seats=seats)
     choices = [BotChoice(seat=n, strategy=BOT_STRATEGY) for n in range(len(people), seats)]

@@ -38,6 +38,7 @@ from tournaments.models import (
     NightRound,
     ScoreRecord,
     ScoreVote,
+    Substitution,
     TournamentRound,
 )
 
@@ -311,7 +312,36 @@ def _competition_of(game: Game) -> Competition:
 
 
 def _seat_of(game: Game, user: User) -> int | None:
+    """The seat the user plays: their own, or one they took as a substitute."""
+    taken = Substitution.objects.filter(game=game, substitute_user=user)
+    seat = taken.values_list("seat", flat=True).first()
+    if seat is not None:
+        return seat
     return Seat.objects.filter(game=game, user=user).values_list("number", flat=True).first()
+
+
+def _sitters(game: Game) -> set[int]:
+    """The accounts whose confirmation a round waits for: the seats' players, but for a
+    seat taken by a substitute, the substitute's account (if any) instead of theirs."""
+    accounts = dict(
+        Seat.objects.filter(game=game, user__isnull=False).values_list("number", "user_id")
+    )
+    for seat, user_id in Substitution.objects.filter(game=game).values_list(
+        "seat", "substitute_user_id"
+    ):
+        accounts.pop(seat, None)
+        if user_id is not None:
+            accounts[seat] = user_id
+    return set(accounts.values())
+
+
+def resettle(*, game: Game) -> None:
+    """Settle again the rounds still waiting, after who sits at the table changed (a
+    substitute): a round the absent player alone held up is confirmed. The caller holds
+    the game's lock and takes the results in."""
+    waiting = [r for r in _effective(game) if r.status == ScoreRecord.Status.PENDING]
+    for record in waiting:
+        _settle(record, game, organiser_decides=False)
 
 
 def _effective(game: Game) -> list[ScoreRecord]:
@@ -337,9 +367,7 @@ def _settle(record: ScoreRecord, game: Game, *, organiser_decides: bool) -> None
     elif any(v.verdict == ScoreVote.Verdict.DISPUTE for v in votes):
         record.status = ScoreRecord.Status.DISPUTED
     else:
-        accounts = set(
-            Seat.objects.filter(game=game, user__isnull=False).values_list("user_id", flat=True)
-        )
+        accounts = _sitters(game)
         confirmed = {v.voter_id for v in votes if v.verdict == ScoreVote.Verdict.CONFIRM}
         if accounts <= confirmed:
             record.status = ScoreRecord.Status.CONFIRMED

@@ -3,8 +3,10 @@
 A game counts for a competition once it has finished (a recorded game: every round
 confirmed too). When a counted game's outcome changes (a correction), its current rows
 are closed (``valid_to``) and new ones opened, so standings as of any earlier moment
-still see what was true then. Nothing here decides a rule: places and tallies come from
-the game's seats, which the engine (or the recorded rounds through it) already set.
+still see what was true then. A player who left and was replaced by a substitute gets the
+fixed score when the substitution's policy says so. Nothing here decides a rule: places
+and tallies come from the game's seats, which the engine (or the recorded rounds through
+it) already set.
 """
 
 from __future__ import annotations
@@ -18,9 +20,26 @@ from django.db.models import Count
 from games import services as game_services
 from games.models import Game, RoundScore, Seat
 from tournaments import notifications
-from tournaments.models import Competition, GameEntry, Result, ScoreRecord
+from tournaments.models import (
+    Competition,
+    GameEntry,
+    Result,
+    ScoreRecord,
+    SubstitutePolicy,
+    Substitution,
+)
 from tournaments.ranking import normalised
 
+# What a player who left gets under the fixed-score substitute policy: last place at the
+# table, whatever the substitute made of the seat; the others keep the places they played.
+FIXED_SCORE = {
+    "points": 0.0,
+    "placement": 0.0,
+    "dollars": 0,
+    "dsi": 0.0,
+    "rounds_won": 0,
+    "won": False,
+}
 _FIELDS = ("table_size", "place", "points", "placement", "dollars", "dsi", "rounds_won", "won")
 
 
@@ -54,26 +73,32 @@ def rows_for(competition: Competition, game: Game) -> list[dict[str, object]]:
         .values_list("seat__number")
         .annotate(n=Count("id"))
     )
+    fixed = set(
+        Substitution.objects.filter(
+            competition=competition, game=game, policy=SubstitutePolicy.FIXED
+        ).values_list("seat", flat=True)
+    )
     out = []
     for entry in GameEntry.objects.filter(competition=competition, game=game):
         seat = seats[entry.seat]
         place = seat.place or n
         dollars = seat.tally or 0
         placement = normalised(place, n)
-        out.append(
-            {
-                "competitor_id": entry.competitor_id,
-                "night_id": entry.night_id,
-                "table_size": n,
-                "place": place,
-                "points": placement,
-                "placement": placement,
-                "dollars": dollars,
-                "dsi": dollars * n / table_dollars if table_dollars else 1.0,
-                "rounds_won": wins.get(entry.seat, 0),
-                "won": seat.is_winner,
-            }
-        )
+        row = {
+            "competitor_id": entry.competitor_id,
+            "night_id": entry.night_id,
+            "table_size": n,
+            "place": place,
+            "points": placement,
+            "placement": placement,
+            "dollars": dollars,
+            "dsi": dollars * n / table_dollars if table_dollars else 1.0,
+            "rounds_won": wins.get(entry.seat, 0),
+            "won": seat.is_winner,
+        }
+        if entry.seat in fixed:  # left, replaced: the fixed score (docs/tournaments.md)
+            row.update(FIXED_SCORE, place=n)
+        out.append(row)
     return out
 
 

@@ -19,8 +19,14 @@ from django.db.models import F, Min, Prefetch
 from accounts.models import User
 from games.engine import RuleSet
 from games.models import Game, RoundScore, Seat
-from tournaments import selectors
-from tournaments.models import Competition, GameEntry, GameNight, ScoreRecord, ScoreVote
+from tournaments import selectors, tables
+from tournaments.models import (
+    Competition,
+    GameEntry,
+    GameNight,
+    ScoreRecord,
+    ScoreVote,
+)
 from tournaments.tables import Sitter
 
 
@@ -133,10 +139,8 @@ class Sheet:
 
 def sitters(game: Game) -> tuple[Sitter, ...]:
     """The players at a recorded game's table, in seat order (one query)."""
-    return tuple(
-        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id)
-        for e in GameEntry.objects.filter(game=game).select_related("competitor").order_by("seat")
-    )
+    entries = tables.with_substitutes(GameEntry.objects.filter(game=game))
+    return tuple(tables.sitter(e) for e in entries.select_related("competitor").order_by("seat"))
 
 
 def sheet(game: Game) -> Sheet:
@@ -150,7 +154,7 @@ def sheets(games: Sequence[Game]) -> list[Sheet]:
     ids = [g.pk for g in games]
     entries: dict[int, list[GameEntry]] = defaultdict(list)
     for entry in (
-        GameEntry.objects.filter(game_id__in=ids)
+        tables.with_substitutes(GameEntry.objects.filter(game_id__in=ids))
         .select_related("competition", "competitor")
         .order_by("game_id", "seat")
     ):
@@ -187,9 +191,7 @@ def _sheet(
     records: list[ScoreRecord],
     places: dict[int, int],
 ) -> Sheet:
-    players = tuple(
-        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id) for e in entries
-    )
+    players = tuple(tables.sitter(e) for e in entries)
     current = {
         r.round_number: r for r in records if not _superseded(r) and r.kind != ScoreRecord.Kind.VOID
     }

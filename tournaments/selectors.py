@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from tournaments.models import (
     GameEntry,
     GameNight,
     League,
+    Penalty,
     Result,
 )
 
@@ -96,6 +97,33 @@ def results_at(
         )
         rows = rows.filter(Exists(in_round))
     return rows
+
+
+def penalties_at(
+    competition: Competition,
+    as_of: datetime | None,
+    *,
+    after_night: date | None = None,
+    after_round: int | None = None,
+    night: GameNight | None = None,
+) -> QuerySet[Penalty]:
+    """The penalties in force on the standings' two clocks: given by ``as_of`` (None: now),
+    at a night up to ``after_night`` or a round up to ``after_round``; with ``night``,
+    those given at that night only."""
+    rows = Penalty.objects.filter(competition=competition)
+    if as_of is not None:
+        rows = rows.filter(created_at__lte=as_of)
+    if night is not None:
+        rows = rows.filter(night=night)
+    if after_night is not None:
+        # a penalty at no night (a season with none yet) counts from the day it was given
+        rows = rows.filter(
+            Q(night__date__lte=after_night)
+            | Q(night__isnull=True, created_at__date__lte=after_night)
+        )
+    if after_round is not None:
+        rows = rows.filter(Q(round__number__lte=after_round) | Q(round__isnull=True))
+    return rows.select_related("competitor", "actor", "night", "round")
 
 
 class _Detail(ranking.Detail):
@@ -221,9 +249,21 @@ def standings(
         others = others.filter(entries__night=night).distinct()
     for competitor_id in others.values_list("pk", flat=True):
         totals.append(ranking.Totals(competitor_id, 0, 0.0, 0.0, 0.0, 0, 0, 0.0, 0))
+    given = penalties_at(
+        competition, as_of, after_night=after_night, after_round=after_round, night=night
+    )
+    names, penalised = _names_and_penalties(competition, given)
+    # a penalty comes off the total before ranking: points rank, dollars are shown
+    totals = [
+        replace(
+            t,
+            points=t.points - penalised.get(t.entrant, (0.0, 0))[0],
+            dollars=t.dollars - penalised.get(t.entrant, (0.0, 0))[1],
+        )
+        for t in totals
+    ]
     order = competition.tiebreaks or list(ranking.DEFAULT_ORDER)
     ranked = ranking.rank(totals, order, _Detail(rows), competition.lot_seed)
-    names = dict(Competitor.objects.filter(competition=competition).values_list("pk", "name"))
     return [
         {
             "rank": position,
@@ -237,10 +277,35 @@ def standings(
             "wins": t.wins,
             "best_dsi": round(t.best_dsi, 4),
             "dollars": t.dollars,
+            "penalty_points": round(penalised.get(t.entrant, (0.0, 0))[0], 4),
+            "penalty_dollars": penalised.get(t.entrant, (0.0, 0))[1],
             "decided_by": decided,
         }
         for position, t, decided in ranked
     ]
+
+
+def _names_and_penalties(
+    competition: Competition, given: QuerySet[Penalty]
+) -> tuple[dict[int, str], dict[int, tuple[float, int]]]:
+    """Every competitor's name, and the (points, dollars) the ``given`` penalties take
+    off each penalised one: one query, the penalties summed inside it."""
+
+    def off(kind: str) -> Subquery:
+        mine = given.filter(competitor=OuterRef("pk"), kind=kind).order_by().values("competitor")
+        return Subquery(mine.annotate(total=Sum("amount")).values("total")[:1])
+
+    names: dict[int, str] = {}
+    penalised: dict[int, tuple[float, int]] = {}
+    for pk, name, points, dollars in (
+        Competitor.objects.filter(competition=competition)
+        .annotate(points_off=off(Penalty.Kind.POINTS), dollars_off=off(Penalty.Kind.DOLLARS))
+        .values_list("pk", "name", "points_off", "dollars_off")
+    ):
+        names[pk] = name
+        if points or dollars:
+            penalised[pk] = (points or 0.0, int(dollars or 0))
+    return names, penalised
 
 
 def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:

@@ -31,6 +31,7 @@ from tournaments.models import (
     League,
     Member,
     Season,
+    SubstitutePolicy,
     Webhook,
 )
 
@@ -95,21 +96,44 @@ def league_create(
 
 
 @transaction.atomic
-def league_settings_change(*, league: League, by: User, organiser_entries_settle: bool) -> League:
-    """Change whether an organiser's entry counts at once (its organisers and staff)."""
+def league_settings_change(
+    *,
+    league: League,
+    by: User,
+    organiser_entries_settle: bool | None = None,
+    substitute_policy: str | None = None,
+) -> League:
+    """Change whether an organiser's entry counts at once, and how the game of a player
+    who left is scored (its organisers and staff); None leaves a setting as it is. A
+    substitution keeps the policy it was recorded under."""
     roster.require_league_organiser(league, by)
-    before = league.organiser_entries_settle
-    league.organiser_entries_settle = organiser_entries_settle
-    league.save(update_fields=["organiser_entries_settle"])
-    for season in league.seasons.select_related("competition"):
-        log(
-            season.competition,
-            by,
-            "league_settings_changed",
-            "organiser entries settle",
-            before=before,
-            after=organiser_entries_settle,
+    if substitute_policy is not None and substitute_policy not in SubstitutePolicy.values:
+        raise DomainError(
+            "invalid",
+            _("The substitute policy is fixed or seat."),
+            {"field": "substitute_policy"},
         )
+    changes: list[tuple[str, str, object]] = []
+    if organiser_entries_settle is not None:
+        changes.append(
+            ("organiser_entries_settle", "organiser entries settle", organiser_entries_settle)
+        )
+    if substitute_policy is not None:
+        changes.append(("substitute_policy", "substitute policy", substitute_policy))
+    changes = [c for c in changes if getattr(league, c[0]) != c[2]]
+    for field, subject, value in changes:
+        before = getattr(league, field)
+        setattr(league, field, value)
+        for season in league.seasons.select_related("competition"):
+            log(
+                season.competition,
+                by,
+                "league_settings_changed",
+                subject,
+                before=before,
+                after=value,
+            )
+    league.save(update_fields=[c[0] for c in changes])
     return league
 
 

@@ -9,10 +9,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.utils.translation import gettext as _
 
-from games.models import Game
-from tournaments.models import GameEntry, GameNight, NightRound, ScoreRecord, TournamentRound
+from games.models import Game, Seat
+from tournaments.models import (
+    GameEntry,
+    GameNight,
+    NightRound,
+    ScoreRecord,
+    Substitution,
+    TournamentRound,
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,7 @@ class Sitter:
     name: str
     competitor: int
     user_id: int | None
+    tally: int | None = None  # the seat's running tally, once a round is recorded
 
 
 @dataclass(frozen=True)
@@ -86,10 +95,42 @@ def tournament_rounds(rounds: Iterable[TournamentRound]) -> dict[int, tuple[Tabl
     }
 
 
+def with_substitutes(entries: QuerySet[GameEntry]) -> QuerySet[GameEntry]:
+    """The entries, each with its seat's substitute if one took it (``substitute_name``,
+    ``substitute_user``: None otherwise), in the same query."""
+    taken = Substitution.objects.filter(game=OuterRef("game"), seat=OuterRef("seat"))
+    return entries.annotate(
+        substitute_name=Subquery(taken.values("substitute_name")[:1]),
+        substitute_user=Subquery(taken.values("substitute_user_id")[:1]),
+    )
+
+
+def sitter(entry: GameEntry, tally: int | None = None) -> Sitter:
+    """A seat's player, or (an entry read ``with_substitutes``) the substitute who took
+    the seat, as "Eve for Cleo" with the substitute's account: they play it now."""
+    substitute = getattr(entry, "substitute_name", None)
+    if substitute is None:
+        return Sitter(
+            entry.seat, entry.competitor.name, entry.competitor_id, entry.competitor.user_id, tally
+        )
+    name = _("%(substitute)s for %(absent)s") % {
+        "substitute": substitute,
+        "absent": entry.competitor.name,
+    }
+    return Sitter(
+        entry.seat, str(name), entry.competitor_id, getattr(entry, "substitute_user", None), tally
+    )
+
+
 def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]:
-    """Tables grouped by ``key`` (a round's id), each in table order: three queries."""
+    """Tables grouped by ``key`` (a round's id), each in table order, with each seat's
+    running tally and substitute: three queries."""
+    tally = Seat.objects.filter(game=OuterRef("game"), number=OuterRef("seat")).values("tally")
     rows = list(
-        entries.select_related("competitor", "game").order_by(key, "table", "game_id", "seat")
+        with_substitutes(entries)
+        .annotate(seat_tally=Subquery(tally[:1]))
+        .select_related("competitor", "game")
+        .order_by(key, "table", "game_id", "seat")
     )
     games = {e.game_id for e in rows}
     waiting: dict[int, int] = defaultdict(int)
@@ -120,7 +161,7 @@ def _tables(entries: QuerySet[GameEntry], *, key: str) -> dict[int, list[Table]]
                     game=game_id,
                     status=game.status,
                     players=tuple(
-                        Sitter(e.seat, e.competitor.name, e.competitor_id, e.competitor.user_id)
+                        sitter(e, e.seat_tally if recorded[game_id] else None)  # type: ignore[attr-defined]  # annotated
                         for e in seated
                     ),
                     rounds_recorded=recorded[game_id],

@@ -12,7 +12,7 @@ from bots.tasks import play_match
 from cya_site import dispatch
 from cya_site.errors import DomainError
 from games.models import Game
-from tournaments import notifications, people_ratings, rounds
+from tournaments import notifications, people_ratings, quickplay, rounds
 from tournaments.models import Delivery, PersonRatingChange, Tournament, TournamentRound
 
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
@@ -139,3 +139,10 @@ def sync_results() -> int:
         except DomainError:
             continue  # tables still playing
     return changed
+
+
+@shared_task(name="tournaments.pair_queues", time_limit=30, soft_time_limit=20)
+def pair_queues() -> int:
+    """Beat's pairing of the quick-pairing queues (every PAIRING_EVERY_SECONDS): the
+    tables a wait made possible (a bot fill come due, a wider rating range); how many."""
+    return len(quickplay.queues_pair_all())

@@ -31,6 +31,7 @@ class ResetRequestView(_PlainLabels, auth_views.PasswordResetView):
     """Ask for a reset link by email address."""
 
     template_name = "accounts/password_reset.html"
+    form_class = lifecycle.ResetForm  # its mails counted per address (THROTTLE_MAIL_TO)
     email_template_name = "accounts/email/password_reset.txt"
     subject_template_name = "accounts/email/password_reset_subject.txt"
     success_url = reverse_lazy("password-reset-sent")

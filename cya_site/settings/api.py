@@ -34,6 +34,8 @@ REST_FRAMEWORK = {
         "guest": env_rate("THROTTLE_GUEST", "20/hour"),
         # mails sent (password resets, address confirmations), and account changes
         "mail": env_rate("THROTTLE_MAIL", "5/hour"),
+        # mails one address receives, however many clients ask (accounts.lifecycle)
+        "mail_to": env_rate("THROTTLE_MAIL_TO", "3/hour"),
         "account": env_rate("THROTTLE_ACCOUNT", "30/hour"),
     },
     # 0: throttles identify clients by REMOTE_ADDR and ignore a spoofable X-Forwarded-For.
@@ -70,6 +72,8 @@ SPECTACULAR_SETTINGS = {
         "RoundStatusEnum": "tournaments.models.TournamentRound.Status",
         "RecordStatusEnum": "tournaments.models.ScoreRecord.Status",
         "RecordKindEnum": "tournaments.models.ScoreRecord.Kind",
+        "SubstitutePolicyEnum": "tournaments.models.SubstitutePolicy",
+        "PenaltyKindEnum": "tournaments.models.Penalty.Kind",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -66,12 +66,17 @@ SWEEP_BATCH = env_int("SWEEP_BATCH", 100, minimum=1)
 # for this long, renewed every third of it while it runs: a worker that died lets go this
 # long after its last renewal, and a database restart shorter than it costs nothing.
 LEASE_SECONDS = env_int("LEASE_SECONDS", 30, minimum=3)
+# Quick pairing (tournaments.quickplay) pairs a queue when someone joins or polls, and
+# beat pairs every queue this often besides: a bot fill that came due seats a person
+# whose page is closed.
+PAIRING_EVERY_SECONDS = env_int("PAIRING_EVERY_SECONDS", 5, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     "ladder": {"task": "bots.schedule_ladder", "schedule": float(LADDER_EVERY_SECONDS)},
     "results": {"task": "tournaments.sync_results", "schedule": float(SWEEP_EVERY_SECONDS)},
     "sweep": {"task": "bots.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
     "deadlines": {"task": "games.sweep_deadlines", "schedule": float(SWEEP_EVERY_SECONDS)},
     "turns": {"task": "bots.check_turns", "schedule": float(TURN_CHECK_SECONDS)},
+    "pairing": {"task": "tournaments.pair_queues", "schedule": float(PAIRING_EVERY_SECONDS)},
     "decision_logs": {
         "task": "bots.expire_decision_logs",
         "schedule": float(DECISION_LOG_SWEEP_SECONDS),

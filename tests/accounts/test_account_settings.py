@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.core import mail
@@ -73,7 +74,9 @@ def test_the_api_keeps_the_token_that_changed_the_password(
     assert wrong.json()["code"] == "wrong_password"
 
 
-def test_a_new_address_replaces_the_old_only_once_confirmed(alice: User) -> None:
+def test_a_new_address_replaces_the_old_only_once_confirmed_and_the_old_one_is_told(
+    alice: User, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
     alice.email = "old@example.org"
     alice.save()
     client = _signed_in(alice)
@@ -86,7 +89,8 @@ def test_a_new_address_replaces_the_old_only_once_confirmed(alice: User) -> None
     link = re.search(r"http://testserver(/account/email/confirm/\S+/)", str(message.body))
     assert link
     assert "Confirm the address" in text(client.get(link.group(1)).content)
-    confirmed = client.post(link.group(1))
+    with django_capture_on_commit_callbacks(execute=True):
+        confirmed = client.post(link.group(1))
     again = client.post(link.group(1))
 
     assert confirmed.status_code == 302
@@ -94,6 +98,9 @@ def test_a_new_address_replaces_the_old_only_once_confirmed(alice: User) -> None
     assert alice.email == "new@example.org"
     assert again.status_code == 400
     assert "expired or was used already" in text(again.content)
+    told = mail.outbox[1]  # the old address: a stolen session cannot move it quietly
+    assert told.to == ["old@example.org"]
+    assert "was changed to new@example.org" in str(told.body)
 
 
 def test_the_api_confirms_an_address_with_the_links_token(

@@ -88,6 +88,28 @@ def test_reset_requests_are_throttled_per_address(client: Client, settings: Sett
     assert "Too many attempts from here" in text(refused.content)
 
 
+def test_one_address_receives_a_bounded_number_of_mails_whoever_asks(
+    api: APIClient, alice: User, settings: Settings
+) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "mail_to": "2/hour",
+        },
+    }
+    answers = []
+    for n in range(4):  # four clients, each well within its own rate
+        answers.append(
+            Client(REMOTE_ADDR=f"10.0.0.{n}").post("/password-reset/", {"email": alice.email})
+        )
+    by_api = api.post("/api/v1/account/password-reset/", {"email": alice.email})
+
+    assert [a["Location"] for a in answers] == ["/password-reset/sent/"] * 4  # the same answer
+    assert by_api.status_code == 202
+    assert [m.to for m in mail.outbox] == [[alice.email]] * 2  # and no more mails
+
+
 def test_the_api_resets_a_password_with_the_links_uid_and_token(
     api: APIClient, alice: User
 ) -> None:

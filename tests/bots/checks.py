@@ -135,3 +135,24 @@ def held_elsewhere(namespace: int, key: int) -> Iterator[None]:
             "UPDATE bots_lease SET expires_at = now() WHERE namespace = %s AND key = %s",
             [namespace, key],
         )
+
+
+def take_over(namespace: int, key: int) -> None:
+    """Another run takes the lease over, as one does once the holder's time ran out
+    (its renewals lost to a database outage): a new owner, the fencing token raised."""
+    with psycopg.connect(_test_database_url(), autocommit=True) as other:
+        taken = other.execute(
+            "UPDATE bots_lease SET owner = 'took-over', token = token + 1,"
+            " expires_at = now() + interval '1 hour' WHERE namespace = %s AND key = %s",
+            [namespace, key],
+        )
+        assert taken.rowcount == 1, "no lease to take over"
+
+
+def let_go(namespace: int, key: int) -> None:
+    """The lease runs out (its holder stopped renewing it)."""
+    with psycopg.connect(_test_database_url(), autocommit=True) as other:
+        other.execute(
+            "UPDATE bots_lease SET expires_at = now() WHERE namespace = %s AND key = %s",
+            [namespace, key],
+        )

@@ -23,6 +23,7 @@ from tests.bots.bot_servers import (
     SECRET,
     BotServer,
     Reply,
+    answer_legal,
     free_port,
     good_bot,
     http_error_bot,
@@ -262,7 +263,40 @@ def test_a_handshake_is_signed_over_its_timestamp_and_an_empty_body() -> None:
     )
 
 
-def test_a_new_version_is_sent_to_the_validation_task_by_that_tasks_name() -> None:
+def test_a_new_version_is_sent_to_the_handshake_task_by_that_tasks_name() -> None:
     # services sit below the tasks that call them (the import contract on bots), so
     # version_create names its task instead of importing it
-    assert tasks.validate_version.name == services.VALIDATE_VERSION
+    assert tasks.handshake.name == services.HANDSHAKE
+
+
+def test_the_handshake_alone_fails_a_bot_that_does_not_answer_with_no_game_played(
+    alice: User,
+) -> None:
+    """The handshake is interactive work (cya_site.queues): its verdict comes without
+    waiting for a batch worker to play the validation game."""
+    refusing = BotServer("refusing", answer_legal(), handshake=Reply.json({}, status=503))
+    with running(refusing) as (server,):
+        version = new_webhook_version(alice, "alices-bot", server.url)
+
+        assert tasks.handshake(version.pk) == BotVersion.Status.FAILED
+
+    version.refresh_from_db()
+    assert version.validation_log == ["handshake failed (http_error): HTTP 503"]
+    assert not Match.objects.filter(entries__version=version).exists()
+
+
+def test_a_handshake_that_passes_leaves_the_game_to_the_batch_task(alice: User) -> None:
+    with running(good_bot("alices-bot")) as (server,):
+        version = new_webhook_version(alice, "alices-bot", server.url)
+
+        assert tasks.handshake(version.pk) == BotVersion.Status.VALIDATING
+        version.refresh_from_db()
+        assert version.validation_log == ["handshake: 'alices-bot', protocol 1"]
+        assert not Match.objects.filter(entries__version=version).exists()
+
+        assert tasks.validate_version(version.pk) == BotVersion.Status.READY
+
+    assert len([r for r in server.requests if r.method == "GET"]) == 1  # one handshake
+    version.refresh_from_db()
+    assert version.validation_log[0] == "handshake: 'alices-bot', protocol 1"
+    assert version.validation_log[-1] == "passed"

@@ -24,6 +24,8 @@ def test_settings_route_people_s_work_batch_work_and_webhooks_to_separate_queues
     queue = {name: route["queue"] for name, route in routes.items()}
 
     assert queue["bots.play_turn"] == queue["games.enforce_deadline"] == "interactive"
+    # a new version's handshake (its author waits), then its validation game (nobody does)
+    assert queue["bots.handshake"] == "interactive"
     assert queue["bots.play_match"] == queue["bots.validate_version"] == "batch"
     assert queue["tournaments.deliver"] == "outbound"
 

@@ -52,7 +52,7 @@ from games.engine import RuleSet
 from tests.bots.bot_servers import SECRET
 from tests.bots.checks import quick
 from tests.factories import UserFactory
-from tournaments import nights, recording, roster, running
+from tournaments import discipline, nights, recording, roster, running
 from tournaments.models import GameEntry
 from tournaments.services import league_create, night_create, season_create
 
@@ -143,6 +143,16 @@ def _club(olga: User, players: list[User]) -> dict[str, int]:
     table = GameEntry.objects.select_related("game").get(night_round=draw, seat=0).game
     first_round = play(rules.with_options(seats=4), 7, [strategy("greedy")] * 4, Random(7))
     recording.round_record(game=table, by=olga, dollars=list(first_round.scores[0]))
+    # a seat taken by a substitute, and a penalty: their lists have rows
+    discipline.substitute_seat(game=table, by=olga, seat=3, name="Erin", reason="left early")
+    discipline.penalty_give(
+        competition=season.competition,
+        by=olga,
+        competitor=GameEntry.objects.get(game=table, seat=0).competitor,
+        kind="points",
+        amount=0.5,
+        reason="late",
+    )
     cup = running.tournament_create(
         by=olga,
         name="Cup",

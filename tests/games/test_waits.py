@@ -161,6 +161,29 @@ def test_a_wait_wakes_when_the_game_changes(
     assert answers[0].json()["status"] == "active"
 
 
+def test_waits_wait_side_by_side_not_one_after_another(wait_server: str, game: Game) -> None:
+    """Every wait runs on the event loop: a synchronous middleware in the chain once made
+    each wait hold a thread through its whole timeout, one after another
+    (cya_site.static)."""
+    answers: list[httpx.Response] = []
+    waiters = [
+        threading.Thread(
+            target=lambda: answers.append(wait(wait_server, game, an_address(), timeout=2))
+        )
+        for _ in range(PER_PROCESS - 1)
+    ]
+    began = time.monotonic()
+    for waiter in waiters:
+        waiter.start()
+    for waiter in waiters:
+        waiter.join(timeout=30)
+    took = time.monotonic() - began
+
+    assert [a.status_code for a in answers] == [200] * len(waiters)
+    assert all(a.json()["changed"] is False for a in answers)  # each waited its timeout
+    assert took < 2 * 2, f"{len(waiters)} waits of 2 s took {took:.1f} s together"
+
+
 def test_a_client_address_past_its_cap_is_refused_429_with_retry_after(
     wait_server: str, game: Game
 ) -> None:

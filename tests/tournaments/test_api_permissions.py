@@ -32,9 +32,11 @@ from tournaments.models import (
     League,
     Member,
     NightRound,
+    Penalty,
     ScoreRecord,
     ScoreVote,
     Season,
+    Substitution,
     Tournament,
     TournamentRound,
     Webhook,
@@ -43,7 +45,7 @@ from tournaments.models import (
 ROLES = ("anonymous", "other", "player", "organiser", "staff")
 WATCHED: tuple[type[models.Model], ...] = (
     League, Season, GameNight, Competitor, Game, ScoreRecord, ScoreVote, ChangeLog, Webhook,
-    Tournament, TournamentRound, Member, CheckIn, NightRound,
+    Tournament, TournamentRound, Member, CheckIn, NightRound, Substitution, Penalty,
 )  # fmt: skip
 
 
@@ -307,6 +309,22 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             {"dollars": [50_000, 100_000], "reason": "swapped"},
             organisers_only(201),
         ),
+        ("substitutes", "get", f"/api/v1/recorded-games/{game}/substitutes/", None, PUBLIC),
+        (
+            "seat a substitute",
+            "post",
+            f"/api/v1/recorded-games/{game}/substitutes/",
+            {"seat": 1, "name": "Zed", "reason": "left early"},
+            organisers_only(201),
+        ),
+        ("penalties", "get", f"/api/v1/competitions/{comp}/penalties/", None, PUBLIC),
+        (
+            "give a penalty",
+            "post",
+            f"/api/v1/competitions/{comp}/penalties/",
+            {"competitor": ids["Bob"], "kind": "points", "amount": 0.5, "reason": "late"},
+            organisers_only(201),
+        ),
         ("list tournaments", "get", "/api/v1/tournaments/", None, PUBLIC),
         ("read a tournament", "get", f"/api/v1/tournaments/{w.draft.pk}/", None, PUBLIC),
         (
@@ -344,7 +362,8 @@ NAMES = (
     "list competitors",
     "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
-    "score sheet", "enter a round", "vote on a round", "correct a round", "list tournaments",
+    "score sheet", "enter a round", "vote on a round", "correct a round", "substitutes",
+    "seat a substitute", "penalties", "give a penalty", "list tournaments",
     "read a tournament", "create a tournament", "start a tournament", "advance a round",
 )  # fmt: skip
 
@@ -390,7 +409,8 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "recorded-game-votes", "recorded-game-correction", "tournament-list", "tournament-detail",
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
-        "night-desk", "night-clock", "league-change-settings",
+        "night-desk", "night-clock", "league-change-settings", "recorded-game-substitutes",
+        "competition-penalties",
         # public reads and one's own queue: their permissions are tested beside them
         # (tests/tournaments/test_players.py, test_quickplay.py)
         "player-detail", "player-head-to-head", "member-profile",

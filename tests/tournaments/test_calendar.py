@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import time_machine
 from django.test import Client
 
 from accounts.models import User
@@ -73,3 +74,26 @@ def test_the_season_and_league_pages_link_the_feed_and_show_the_schedule(
     assert 'href="/leagues/tuesday/nights.ics"' in league
     assert "Add the schedule to your calendar (iCal)" in text(season)
     assert "Pub" in text(season)
+
+
+@pytest.mark.django_db
+def test_the_season_schedule_splits_the_nights_to_come_from_those_played(
+    club: Club, olga: User, client: Client
+) -> None:
+    tonight = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    later = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 17), venue="Pub")
+
+    with time_machine.travel(dt.datetime(2026, 3, 10, 18, 0, tzinfo=dt.UTC), tick=False):
+        page = client.get(f"/seasons/{club.season.pk}/").content.decode()
+
+    schedule = text(page[page.index('id="schedule-heading"') : page.index("nights.ics")])
+    coming, played = schedule.split("Played")
+    # tonight first, then the nights to come, each with where and a link to its page
+    assert coming.index("Tonight") < coming.index("Tuesday, March 17, 2026 at Pub")
+    assert "venue to be announced" in coming
+    assert "Tuesday, March 3, 2026 at Hall" in played
+    assert "standings" in played
+    for night in (club.night, tonight, later):
+        assert f'href="/nights/{night.pk}/"' in page
+    assert f'href="/nights/{club.night.pk}/standings/"' in page
+    assert "or subscribe to http://testserver/leagues/tuesday/nights.ics" in text(page)

@@ -152,3 +152,19 @@ def test_linking_a_guest_over_http(club: Club, olga: User, api_as: Clients) -> N
         422,
         "no_such_user",
     )
+
+
+def test_a_nights_rounds_give_each_seats_running_tally_as_the_projector_shows(
+    club: Club, olga: User, api: APIClient
+) -> None:
+    for name in ("Alice", "Bob"):
+        nights.night_check_in(night=club.night, by=olga, member=Member.objects.get(name=name))
+    drawn = nights.night_draw(night=club.night, by=olga, table_sizes=(2,), preferred_size=2)
+    before = api.get(night_url(club, "rounds/")).json()[0]["tables"][0]["players"]
+    game = Game.objects.get(competition_entries__night_round=drawn, competition_entries__seat=0)
+    recording.round_record(game=game, by=olga, dollars=[100_000, 50_000])
+
+    after = api.get(night_url(club, "rounds/")).json()[0]["tables"][0]["players"]
+
+    assert [p["tally"] for p in before] == [None, None]
+    assert [p["tally"] for p in after] == [100_000, 50_000]

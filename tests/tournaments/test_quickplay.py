@@ -15,7 +15,7 @@ from accounts.models import User
 from games.models import Game
 from tests.factories import UserFactory
 from tests.pages import text
-from tournaments import quickplay
+from tournaments import quickplay, tasks
 from tournaments.models import PersonRating, QueueTicket
 from tournaments.people_ratings import online_pool
 from tournaments.quickplay import Waiting, rating_range, tables
@@ -84,6 +84,24 @@ def test_a_chosen_bot_fill_starts_the_table_with_bots(alice: User) -> None:
     game = Game.objects.get(pk=ticket.game_id or 0)
     assert game.bot_seats == [1, 2]
     assert game.status == Game.Status.ACTIVE
+
+
+def test_beat_seats_a_person_whose_bot_fill_came_due_while_nobody_polled(
+    alice: User, bob: User
+) -> None:
+    start = dt.datetime(2026, 6, 1, 12, tzinfo=dt.UTC)
+    with time_machine.travel(start, tick=False):
+        quickplay.queue_join(user=alice, seats=3, preset="2021", bot_fill_after=15)
+        quickplay.queue_join(user=bob, seats=4, preset="2011")  # no fill: waits on
+    with time_machine.travel(start + dt.timedelta(seconds=10), tick=False):
+        assert tasks.pair_queues() == 0
+    with time_machine.travel(start + dt.timedelta(seconds=16), tick=False):
+        assert tasks.pair_queues() == 1  # her page closed: beat's task, not her poll
+
+    seated = QueueTicket.objects.get(user=alice)
+    assert seated.status == QueueTicket.Status.SEATED
+    assert Game.objects.get(pk=seated.game_id or 0).bot_seats == [1, 2]
+    assert QueueTicket.objects.get(user=bob).status == QueueTicket.Status.WAITING
 
 
 def test_leaving_is_honoured_and_a_seated_person_cannot_leave(

@@ -447,7 +447,7 @@ def test_standings_export_as_csv(club: Club, olga: User, api: APIClient) -> None
     table = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert list(table[0]) == [
         "rank", "name", "games", "points", "placement", "dsi", "rounds_won", "wins",
-        "best_dsi", "dollars", "competitor",
+        "best_dsi", "dollars", "penalty_points", "penalty_dollars", "competitor",
     ]  # fmt: skip
     assert [(r["rank"], r["name"], r["games"], r["points"]) for r in table] == [
         ("1", "Alice", "1", "1.0"),

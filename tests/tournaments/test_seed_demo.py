@@ -27,7 +27,7 @@ from games.engine import RuleSet, ScoreError, recorded
 from games.models import Game
 from tournaments import results, selectors
 from tournaments.management.commands.seed_demo import DEMO_PASSWORD, Club, club_night
-from tournaments.models import ChangeLog, GameNight, League, ScoreRecord, Tournament
+from tournaments.models import ChangeLog, GameNight, League, ScoreRecord, Season, Tournament
 
 SIGN_INS = ("olga", "alice", "demo-admin")
 
@@ -45,6 +45,9 @@ class Demo:
     nights: dict[str, list[dict[str, Any]]]  # "past", "today", "later": one dict a night
     weekdays: set[int]  # of the season's nights
     after_first_night: list[int]  # games of each player who played it, after that night
+    recorded_by_first_night: list[int]  # the same, as recorded by the end of that night's day
+    recorded_before_first_night: list[int]  # as recorded the day before: nothing yet
+    recorded_by_second_night: list[int]  # every game of both nights, as recorded by then
     cup: dict[str, Any]
     refused_rounds: list[tuple[int, int, str]]  # (game, round, code) the deck checks refuse
     current_statuses: set[str]
@@ -81,6 +84,13 @@ def night_facts(night: GameNight) -> dict[str, Any]:
         "games_per_player": sorted({row["games"] for row in rows}),
         "standings_rows": len(rows),
     }
+
+
+def recorded_games(season: Season, day: dt.date) -> list[int]:
+    """Each player's games in the standings as recorded by the end of ``day``."""
+    end = dt.datetime.combine(day, dt.time.max, tzinfo=timezone.get_current_timezone())
+    rows = selectors.standings(season.competition, as_of=end)
+    return [row["games"] for row in rows if row["games"]]
 
 
 def read(output: str, second_output: str, changed: dict[str, tuple[int, int]]) -> Demo:
@@ -120,6 +130,9 @@ def read(output: str, second_output: str, changed: dict[str, tuple[int, int]]) -
             for row in selectors.standings(season.competition, after_night=first.date)
             if row["games"]
         ],
+        recorded_by_first_night=recorded_games(season, first.date),
+        recorded_before_first_night=recorded_games(season, first.date - dt.timedelta(days=1)),
+        recorded_by_second_night=recorded_games(season, season.nights.order_by("date")[1].date),
         cup={
             "league": cup.league_id == league.pk,
             "format": cup.format,
@@ -181,6 +194,14 @@ def test_this_weeks_club_night_is_the_latest_tuesday() -> None:
 
 def test_past_nights_standings_hold_their_games_under_their_own_dates(demo: Demo) -> None:
     assert demo.after_first_night == [2] * 12  # twelve came, each played both draws
+
+
+def test_past_nights_results_are_recorded_at_their_nights_for_the_audit_clock(
+    demo: Demo,
+) -> None:
+    assert demo.recorded_before_first_night == []
+    assert demo.recorded_by_first_night == [2] * 12
+    assert sum(demo.recorded_by_second_night) == 12 * 2 + 13 * 2
 
 
 def test_it_seeds_two_played_nights_of_two_draws_every_game_counted(demo: Demo) -> None:

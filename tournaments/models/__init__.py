@@ -7,7 +7,9 @@ of which game, digital or recorded. A game night's ``CheckIn`` rows say who came
 each ``NightRound`` is a seating draw among them. ``Result`` rows are derived:
 one per competitor per counted game, each valid from one moment to the next correction,
 so standings can be computed as of any date. The truth of a recorded game is its
-append-only ``ScoreRecord`` ledger with ``ScoreVote`` confirmations; every organiser
+append-only ``ScoreRecord`` ledger with ``ScoreVote`` confirmations. A ``Substitution``
+seats a substitute for a player who left (its policy scores the absent player's game); a
+``Penalty`` takes points or dollars off a standing, with its reason. Every organiser
 change also lands in the competition's append-only ``ChangeLog``. People's ratings
 (``RatingPool``, ``PersonRating``, each ``PersonRatingChange``) are derived from games:
 tournaments.people_ratings.
@@ -19,8 +21,17 @@ import X`` is the one way to import a model, and Django and the migrations find 
 from tournaments.models.changes import ChangeLog, Delivery, Webhook
 from tournaments.models.clocks import RoundClock
 from tournaments.models.competitions import Competition, Competitor
+from tournaments.models.discipline import Penalty, Substitution
 from tournaments.models.entries import GameEntry, Result
-from tournaments.models.leagues import CheckIn, GameNight, League, Member, NightRound, Season
+from tournaments.models.leagues import (
+    CheckIn,
+    GameNight,
+    League,
+    Member,
+    NightRound,
+    Season,
+    SubstitutePolicy,
+)
 from tournaments.models.ledger import ScoreRecord, ScoreVote
 from tournaments.models.quickplay import QueueTicket
 from tournaments.models.ratings import PersonRating, PersonRatingChange, RatingPool
@@ -37,6 +48,7 @@ __all__ = [
     "League",
     "Member",
     "NightRound",
+    "Penalty",
     "PersonRating",
     "PersonRatingChange",
     "QueueTicket",
@@ -46,6 +58,8 @@ __all__ = [
     "ScoreRecord",
     "ScoreVote",
     "Season",
+    "SubstitutePolicy",
+    "Substitution",
     "Tournament",
     "TournamentRound",
     "Webhook",

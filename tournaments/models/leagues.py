@@ -9,6 +9,13 @@ from django.utils import timezone
 from tournaments.models.competitions import Competition, Competitor
 
 
+class SubstitutePolicy(models.TextChoices):
+    """How the game of a player who left is scored (docs/tournaments.md, "Substitutes")."""
+
+    FIXED = "fixed", "Fixed score: last place, no points, $0 for the absent player"
+    SEAT = "seat", "The seat's result, as the substitute finished it"
+
+
 class League(models.Model):
     """A club's league: organisers, a default rule set, seasons of game nights."""
 
@@ -24,6 +31,12 @@ class League(models.Model):
         default=False,
         help_text="An organiser's entry of a round counts at once; otherwise the table's "
         "players confirm it like any entry (the organiser can still settle it)",
+    )
+    substitute_policy = models.CharField(
+        max_length=8,
+        default=SubstitutePolicy.FIXED,
+        choices=SubstitutePolicy.choices,
+        help_text="How the game of a player who left, replaced by a substitute, is scored",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 

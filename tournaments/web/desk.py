@@ -12,6 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -19,9 +20,10 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from cya_site.errors import DomainError
-from tournaments import clocks, desk, selectors
+from games.models import Game
+from tournaments import clocks, desk, discipline, selectors
 from tournaments.models import GameNight
-from tournaments.web.forms import ClockForm
+from tournaments.web.forms import ClockForm, PenaltyForm, SubstituteForm
 from tournaments.web.pages import signed_in
 
 DESK_REFRESH_SECONDS = 5
@@ -31,6 +33,38 @@ def _night(pk: int) -> GameNight:
     return get_object_or_404(
         GameNight.objects.select_related("season__league", "season__competition"), pk=pk
     )
+
+
+def _seats(found: desk.Desk) -> list[tuple[str, str]]:
+    """The players of the round in play's unfinished tables, as "game:seat" choices."""
+    seats = []
+    for table in found.current.tables if found.current else ():
+        if not table.ended:
+            for p in table.players:
+                label = _("Table %(table)d: %(name)s") % {"table": table.number + 1, "name": p.name}
+                seats.append((f"{table.game}:{p.seat}", str(label)))
+    return seats
+
+
+def _discipline(
+    night: GameNight,
+    found: desk.Desk,
+    substitute: SubstituteForm | None = None,
+    penalty: PenaltyForm | None = None,
+) -> dict[str, Any]:
+    """The desk's substitute and penalty forms (or the ones refused, as typed), and
+    tonight's substitutes and penalties."""
+    competition = night.season.competition
+    members = list(night.season.league.members.order_by(Lower("name")).values_list("pk", "name"))
+    competitors = list(competition.competitors.order_by(Lower("name")).values_list("pk", "name"))
+    return {
+        "substitute_form": substitute or SubstituteForm(seats=_seats(found), members=members),
+        "penalty_form": penalty or PenaltyForm(competitors=competitors),
+        "substitutions": discipline.substitutions_of(competition)
+        .filter(game__competition_entries__night=night)
+        .distinct(),
+        "penalties": selectors.penalties_at(competition, None, night=night),
+    }
 
 
 def _context(request: HttpRequest, pk: int) -> tuple[GameNight, dict[str, Any] | None]:
@@ -59,11 +93,88 @@ def _refused(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def night_desk(request: HttpRequest, pk: int) -> HttpResponse:
-    """The organiser's desk: counts and every table's state, refreshing itself."""
-    _night, context = _context(request, pk)
+    """The organiser's desk: counts and every table's state, refreshing itself; seat a
+    substitute, give a penalty."""
+    night, context = _context(request, pk)
     if context is None:
         return _refused(request)
+    context.update(_discipline(night, context["desk"]))
     return render(request, "tournaments/desk.html", context)
+
+
+@require_POST
+@login_required
+def night_substitute(request: HttpRequest, pk: int) -> HttpResponse:
+    """Seat a substitute for a player who left (organisers), back to the desk; refused,
+    the desk again with the reason beside the field and what was typed."""
+    night, context = _context(request, pk)
+    if context is None:
+        return _refused(request)
+    found = context["desk"]
+    members = list(night.season.league.members.order_by(Lower("name")).values_list("pk", "name"))
+    form = SubstituteForm(request.POST, seats=_seats(found), members=members)
+    if form.is_valid():
+        game_id, seat = form.game_and_seat()
+        member_id = form.cleaned_data["member"]
+        try:
+            substitution = discipline.substitute_seat(
+                game=get_object_or_404(Game, pk=game_id),
+                by=signed_in(request),
+                seat=seat,
+                reason=form.cleaned_data["reason"],
+                name=form.cleaned_data["name"],
+                member=night.season.league.members.filter(pk=member_id).first()
+                if member_id
+                else None,
+            )
+        except DomainError as error:
+            form.refuse(error)
+        else:
+            messages.success(
+                request,
+                _("%(sub)s plays for %(absent)s from round %(round)d.")
+                % {
+                    "sub": substitution.substitute_name,
+                    "absent": substitution.absent.name,
+                    "round": substitution.from_round,
+                },
+            )
+            return redirect(f"{reverse('night-desk', args=[night.pk])}#discipline")
+    context.update(_discipline(night, found, substitute=form))
+    return render(request, "tournaments/desk.html", context, status=400)
+
+
+@require_POST
+@login_required
+def night_penalty(request: HttpRequest, pk: int) -> HttpResponse:
+    """Give a penalty at tonight's night (organisers), back to the desk; refused, the
+    desk again with the reason beside the field and what was typed."""
+    night, context = _context(request, pk)
+    if context is None:
+        return _refused(request)
+    competition = night.season.competition
+    competitors = list(competition.competitors.order_by(Lower("name")).values_list("pk", "name"))
+    form = PenaltyForm(request.POST, competitors=competitors)
+    if form.is_valid():
+        try:
+            penalty = discipline.penalty_give(
+                competition=competition,
+                by=signed_in(request),
+                competitor=competition.competitors.get(pk=form.cleaned_data["competitor"]),
+                kind=form.cleaned_data["kind"],
+                amount=form.cleaned_data["amount"],
+                reason=form.cleaned_data["reason"],
+                night=night,
+            )
+        except DomainError as error:
+            form.refuse(error)
+        else:
+            messages.success(
+                request, _("%(name)s is penalised.") % {"name": penalty.competitor.name}
+            )
+            return redirect(f"{reverse('night-desk', args=[night.pk])}#discipline")
+    context.update(_discipline(night, context["desk"], penalty=form))
+    return render(request, "tournaments/desk.html", context, status=400)
 
 
 @login_required
@@ -102,5 +213,7 @@ urlpatterns = [
     path("nights/<id:pk>/desk/", night_desk, name="night-desk"),
     path("nights/<id:pk>/desk/live/", night_desk_live, name="night-desk-live"),
     path("nights/<id:pk>/clock/", night_clock_change, name="night-clock"),
+    path("nights/<id:pk>/substitute/", night_substitute, name="night-substitute"),
+    path("nights/<id:pk>/penalty/", night_penalty, name="night-penalty"),
     path("nights/<id:pk>/clock/live/", night_clock_live, name="night-clock-live"),
 ]

@@ -71,6 +71,20 @@ class LeagueForm(RulesForm):
 
 class LeagueSettingsForm(PageForm):
     organiser_entries_settle = LeagueForm.base_fields["organiser_entries_settle"]
+    substitute_policy = forms.ChoiceField(
+        label=_("A player who leaves, replaced by a substitute, is scored"),
+        choices=[
+            ("fixed", _("last at the table: no points, $0 (the substitute counts for nobody)")),
+            ("seat", _("with the seat's result, as the substitute finishes it")),
+        ],
+        initial="fixed",
+        required=False,
+        widget=forms.RadioSelect,
+    )
+
+    def clean_substitute_policy(self) -> str | None:
+        """None, when not sent: the setting stays as it is."""
+        return self.cleaned_data.get("substitute_policy") or None
 
 
 class SeasonForm(PageForm):
@@ -249,3 +263,82 @@ class ClockForm(PageForm):
 
     def clean_policy(self) -> str:
         return self.cleaned_data.get("policy") or RoundClock.Policy.FINISH_ROUND
+
+
+class SubstituteForm(PageForm):
+    """A substitute for a player who left a table of the round in play: the player (a
+    table's seat), who takes the seat (a roster member or a guest's name), and why."""
+
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "seat_substituted": "seat",
+        "no_such_seat": "seat",
+        "game_over": "seat",
+        "substitute_at_table": "name",
+        "name_required": "name",
+    }
+
+    seat = forms.ChoiceField(label=_("The player who left"))
+    member = forms.TypedChoiceField(
+        label=_("Substitute from the roster"), coerce=int, required=False, empty_value=None
+    )
+    name = forms.CharField(
+        label=_("Or a guest's name"),
+        max_length=80,
+        required=False,
+        help_text=_("The substitute's play counts for nobody's standings."),
+    )
+    reason = forms.CharField(label=_("Why (everyone reads it)"), max_length=500)
+
+    def __init__(
+        self,
+        *args: Any,
+        seats: Sequence[tuple[str, str]] = (),
+        members: Sequence[tuple[int, str]] = (),
+        **kwargs: Any,
+    ) -> None:
+        kwargs.setdefault("auto_id", "substitute_%s")  # beside the penalty form: ids apart
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["seat"]).choices = list(seats)
+        cast(forms.ChoiceField, self.fields["member"]).choices = [("", "—"), *members]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("member") and not data.get("name") and "name" not in self.errors:
+            self.add_error("name", _("Choose a roster member or type a guest's name."))
+        return data
+
+    def game_and_seat(self) -> tuple[int, int]:
+        """The table's game and the seat (0-based) of the player who left."""
+        game, seat = self.cleaned_data["seat"].split(":")
+        return int(game), int(seat)
+
+
+class PenaltyForm(PageForm):
+    """Placement points or dollars off a player's standing, with a public reason."""
+
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "invalid_amount": "amount",
+        "not_a_competitor": "competitor",
+        "reason_required": "reason",
+    }
+
+    competitor = forms.TypedChoiceField(label=_("Player"), coerce=int)
+    kind = forms.ChoiceField(
+        label=_("Taken off"),
+        choices=[("points", _("placement points")), ("dollars", _("dollars"))],
+        initial="points",
+        widget=forms.RadioSelect,
+    )
+    amount = forms.FloatField(
+        label=_("How much"),
+        min_value=0,
+        help_text=_("Points, e.g. 0.5; or whole dollars, e.g. 50000."),
+    )
+    reason = forms.CharField(label=_("Why (everyone reads it)"), max_length=500)
+
+    def __init__(
+        self, *args: Any, competitors: Sequence[tuple[int, str]] = (), **kwargs: Any
+    ) -> None:
+        kwargs.setdefault("auto_id", "penalty_%s")  # beside the substitute form: ids apart
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["competitor"]).choices = list(competitors)

@@ -10,6 +10,7 @@ from django.db.models.functions import Lower
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -87,7 +88,10 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "rules": describe_rules(league.rules),
         "members": league.members.count(),
         "settings_form": LeagueSettingsForm(
-            initial={"organiser_entries_settle": league.organiser_entries_settle}
+            initial={
+                "organiser_entries_settle": league.organiser_entries_settle,
+                "substitute_policy": league.substitute_policy,
+            }
         ),
     }
     return render(request, "tournaments/league.html", context)
@@ -228,13 +232,23 @@ def season_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 form.refuse(error)
             else:
                 return redirect("night", pk=night.pk)
-    nights = season.nights.annotate(
-        players=Count("checkins", distinct=True), games=Count("gameentry__game", distinct=True)
-    ).order_by("date")
+    nights = list(
+        season.nights.annotate(
+            players=Count("checkins", distinct=True), games=Count("gameentry__game", distinct=True)
+        ).order_by("date", "pk")
+    )
+    today = timezone.localdate()
     context = {
         "season": season,
         "league": season.league,
         "nights": nights,
+        # the schedule: tonight and the nights to come first, then those played, latest first
+        "upcoming": [n for n in nights if n.date >= today],
+        "past": [n for n in reversed(nights) if n.date < today],
+        "today": today,
+        "calendar_url": request.build_absolute_uri(
+            reverse("league-calendar", args=[season.league.slug])
+        ),
         "form": form,
         "organiser": organiser,
         "top": selectors.standings(season.competition)[:10],

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
-from tournaments import exports, ranking, scoresheets, selectors
+from tournaments import discipline, exports, ranking, scoresheets, selectors
 from tournaments.models import Competition, Competitor, GameNight, Season, Tournament
 from tournaments.web import figures
 from tournaments.web.forms import TIEBREAK_NAMES, StandingsForm
@@ -119,7 +119,14 @@ def _standings(
         if season is not None:
             row["url"] = reverse("season-player", args=[season.pk, row["competitor"]]) + suffix
     order = competition.tiebreaks or list(ranking.DEFAULT_ORDER)
+    substitutions = discipline.substitutions_of(competition)
+    if night is not None:
+        substitutions = substitutions.filter(game__competition_entries__night=night).distinct()
+    if at is not None:
+        substitutions = substitutions.filter(created_at__lte=at)
     return {
+        "penalties": selectors.penalties_at(competition, at, night=night, **clock),
+        "substitutions": substitutions,
         "competition": competition,
         "rows": rows,
         "changed": [r for r in rows if "later" in r],

@@ -10,7 +10,7 @@ from rest_framework import serializers
 from cya_site.serializers import IdField, StrictInputSerializer, WebhookUrlField
 from games.api.rules import RuleOptionsField, rules_build
 from games.engine import PRESETS
-from tournaments.models import RoundClock, ScoreVote, Tournament
+from tournaments.models import Penalty, RoundClock, ScoreVote, SubstitutePolicy, Tournament
 from tournaments.ranking import CRITERIA
 from tournaments.services import MAX_BEST_OF
 
@@ -45,9 +45,39 @@ class LeagueCreateInputSerializer(StrictInputSerializer):
 
 class LeagueSettingsInputSerializer(StrictInputSerializer):
     organiser_entries_settle = serializers.BooleanField(
+        required=False,
+        default=None,
         help_text="An organiser's entry of a round counts at once; false: the table's "
-        "players confirm it, and the organiser can settle it"
+        "players confirm it, and the organiser can settle it. Left out: unchanged",
     )
+    substitute_policy = serializers.ChoiceField(
+        choices=SubstitutePolicy.choices,
+        required=False,
+        default=None,
+        help_text="How the game of a player who left, replaced by a substitute, is scored. "
+        "Left out: unchanged",
+    )
+
+
+class SubstituteInputSerializer(StrictInputSerializer):
+    """A substitute for the player at ``seat`` (0-based) who left: a roster ``member``,
+    or a guest by ``name``; the ``reason`` is public."""
+
+    seat = serializers.IntegerField(min_value=0, max_value=7)
+    member = IdField(required=False, allow_null=True, default=None)
+    name = serializers.CharField(max_length=80, required=False, default="", allow_blank=True)
+    reason = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+
+
+class PenaltyInputSerializer(StrictInputSerializer):
+    """Points or dollars off a competitor's standing, with a public reason; a season's
+    at ``night`` (default: the last night up to today)."""
+
+    competitor = IdField()
+    kind = serializers.ChoiceField(choices=Penalty.Kind.choices)
+    amount = serializers.FloatField(min_value=0, max_value=10**12)
+    reason = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+    night = IdField(required=False, allow_null=True, default=None)
 
 
 class OrganiserInputSerializer(StrictInputSerializer):

@@ -14,9 +14,11 @@ from tournaments.models import (
     GameNight,
     League,
     Member,
+    Penalty,
     ScoreRecord,
     ScoreVote,
     Season,
+    Substitution,
     Tournament,
     TournamentRound,
 )
@@ -61,8 +63,11 @@ class CheckInSerializer(serializers.ModelSerializer[CheckIn]):
 
 class SitterSerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField()
-    name = serializers.CharField()
+    name = serializers.CharField(help_text='A substitute shows as "Eve for Cleo"')
     competitor = serializers.IntegerField()
+    tally = serializers.IntegerField(
+        allow_null=True, help_text="The seat's running tally; null until a round is recorded"
+    )
 
 
 class TableSerializer(serializers.Serializer[Any]):
@@ -150,6 +155,7 @@ class LeagueSerializer(serializers.ModelSerializer[League]):
             "description",
             "rules",
             "organiser_entries_settle",
+            "substitute_policy",
             "organisers",
             "seasons",
             "created_at",
@@ -226,6 +232,8 @@ class StandingRowSerializer(serializers.Serializer[Any]):
     wins = serializers.IntegerField()
     best_dsi = serializers.FloatField()
     dollars = serializers.IntegerField()
+    penalty_points = serializers.FloatField(help_text="Placement points taken off (in points)")
+    penalty_dollars = serializers.IntegerField(help_text="Dollars taken off (in dollars)")
     decided_by = serializers.ListField(child=serializers.CharField())
 
 
@@ -278,6 +286,50 @@ class RoundEntrySerializer(ScoreRecordSerializer):
     def get_replayed(self, record: ScoreRecord) -> bool:
         replayed: bool = self.context["replayed"]
         return replayed
+
+
+class SubstitutionSerializer(serializers.ModelSerializer[Substitution]):
+    absent = serializers.CharField(source="absent.name")
+    by = serializers.CharField(source="actor.username")
+
+    class Meta:
+        model = Substitution
+        fields = (
+            "id",
+            "game",
+            "seat",
+            "absent",
+            "substitute_name",
+            "from_round",
+            "policy",
+            "reason",
+            "by",
+            "created_at",
+        )
+        read_only_fields = fields
+
+
+class PenaltySerializer(serializers.ModelSerializer[Penalty]):
+    name = serializers.CharField(source="competitor.name")
+    night = serializers.DateField(source="night.date", allow_null=True, default=None)
+    round = serializers.IntegerField(source="round.number", allow_null=True, default=None)
+    by = serializers.CharField(source="actor.username")
+
+    class Meta:
+        model = Penalty
+        fields = (
+            "id",
+            "competitor",
+            "name",
+            "kind",
+            "amount",
+            "reason",
+            "night",
+            "round",
+            "by",
+            "created_at",
+        )
+        read_only_fields = fields
 
 
 class ChangeSerializer(serializers.Serializer[Any]):

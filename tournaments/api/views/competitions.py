@@ -20,9 +20,10 @@ from cya_site.errors import DomainError
 from cya_site.renderers import CSVRenderer
 from cya_site.viewsets import ApiViewSet
 from games.models import Game
-from tournaments import exports, running, selectors, services
+from tournaments import discipline, exports, running, selectors, services
 from tournaments.api.serializers.inputs import (
     CompetitorInputSerializer,
+    PenaltyInputSerializer,
     StandingsQuerySerializer,
     WebhookInputSerializer,
 )
@@ -31,17 +32,18 @@ from tournaments.api.serializers.outputs import (
     CompetitionSerializer,
     CompetitorSerializer,
     GameRowSerializer,
+    PenaltySerializer,
     StandingRowSerializer,
     WebhookCreatedSerializer,
 )
 from tournaments.api.views.lookups import roster_member, signed_in
-from tournaments.models import Competition, GameNight
+from tournaments.models import Competition, Competitor, GameNight
 
 
 class StandingsCSV(CSVRenderer):
     header: ClassVar[list[str]] = [
         "rank", "name", "games", "points", "placement", "dsi", "rounds_won", "wins",
-        "best_dsi", "dollars", "competitor",
+        "best_dsi", "dollars", "penalty_points", "penalty_dollars", "competitor",
     ]  # fmt: skip
 
 
@@ -192,6 +194,49 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
     def changes(self, request: Request, pk: str) -> Response:
         """The public change log, newest first: every change, who, when, why, before and after."""
         return self.page_response(selectors.change_log(self.get_object()), ChangeSerializer)
+
+    @extend_schema(methods=["get"], responses={200: PenaltySerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=PenaltyInputSerializer, responses={201: PenaltySerializer}
+    )
+    # A plain array: penalties are few, and every standings reader wants them all.
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def penalties(self, request: Request, pk: str) -> Response:
+        """Every penalty with its public reason, or (organisers) give one: placement
+        ``points`` or whole ``dollars`` off a competitor's standing."""
+        if request.method == "GET":
+            rows = selectors.penalties_at(self.get_object(), None)
+            return Response(PenaltySerializer(rows, many=True).data)
+        data = PenaltyInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        competition = self.get_object()
+        # the organiser's question first: a stranger learns nothing of who is a competitor
+        services.require_organiser(competition, signed_in(request))
+        competitor = Competitor.objects.filter(competition=competition, pk=v["competitor"]).first()
+        if competitor is None:
+            raise DomainError(
+                "not_a_competitor",
+                "Every player must be in this competition.",
+                {"field": "competitor"},
+            )
+        night = None
+        if v["night"] is not None:
+            night = GameNight.objects.filter(pk=v["night"], season__competition=competition).first()
+            if night is None:
+                raise DomainError(
+                    "no_such_night", "This season has no such night.", {"night": v["night"]}, 404
+                )
+        penalty = discipline.penalty_give(
+            competition=competition,
+            by=signed_in(request),
+            competitor=competitor,
+            kind=v["kind"],
+            amount=v["amount"],
+            reason=v["reason"],
+            night=night,
+        )
+        return Response(PenaltySerializer(penalty).data, status=201)
 
     @extend_schema(request=WebhookInputSerializer, responses={201: WebhookCreatedSerializer})
     @action(detail=True, methods=["post"])

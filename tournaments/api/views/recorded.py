@@ -12,15 +12,20 @@ from cya_site.errors import DomainError
 from cya_site.idempotency import IDEMPOTENCY_HEADER, idempotency_key, replay_status
 from cya_site.viewsets import ApiViewSet
 from games.models import Game
-from tournaments import recording
+from tournaments import discipline, recording, selectors, services
 from tournaments.api.serializers.inputs import (
     CorrectionInputSerializer,
     RoundInputSerializer,
+    SubstituteInputSerializer,
     VoteInputSerializer,
 )
-from tournaments.api.serializers.outputs import RoundEntrySerializer, ScoreRecordSerializer
-from tournaments.api.views.lookups import signed_in
-from tournaments.models import ScoreRecord
+from tournaments.api.serializers.outputs import (
+    RoundEntrySerializer,
+    ScoreRecordSerializer,
+    SubstitutionSerializer,
+)
+from tournaments.api.views.lookups import roster_member, signed_in
+from tournaments.models import GameEntry, ScoreRecord, Substitution
 
 
 class RecordedGameViewSet(ApiViewSet[Game]):
@@ -96,3 +101,38 @@ class RecordedGameViewSet(ApiViewSet[Game]):
             **data.validated_data,
         )
         return Response(ScoreRecordSerializer(record).data, status=201)
+
+    @extend_schema(methods=["get"], responses={200: SubstitutionSerializer(many=True)})
+    @extend_schema(
+        methods=["post"], request=SubstituteInputSerializer, responses={201: SubstitutionSerializer}
+    )
+    # A plain array: one game's substitutes, at most one a seat.
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def substitutes(self, request: Request, pk: str) -> Response:
+        """The game's substitutes, or (organisers) seat one for a player who left, from the
+        next round on; the absent player's game is scored by the league's policy."""
+        if request.method == "GET":
+            rows = Substitution.objects.filter(game=self.get_object()).select_related(
+                "absent", "actor"
+            )
+            return Response(SubstitutionSerializer(rows, many=True).data)
+        data = SubstituteInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        game = self.get_object()
+        member = None
+        entry = GameEntry.objects.filter(game=game).select_related("competition").first()
+        if v["member"] is not None and entry is not None:
+            # the organiser's question first: a stranger learns nothing of the roster
+            services.require_organiser(entry.competition, signed_in(request))
+            league = selectors.league_of(entry.competition)
+            member = roster_member(league.pk if league else 0, v["member"])
+        substitution = discipline.substitute_seat(
+            game=game,
+            by=signed_in(request),
+            seat=v["seat"],
+            reason=v["reason"],
+            name=v["name"],
+            member=member,
+        )
+        return Response(SubstitutionSerializer(substitution).data, status=201)

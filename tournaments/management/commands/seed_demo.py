@@ -16,20 +16,23 @@ Everything goes through the services, so the ledgers, change logs and results ar
 real use makes. A real table's dollars come from the pure engine: each table's game is
 played by built-in strategies (fixed seeds), and its rounds are entered, confirmed,
 disputed and corrected through ``tournaments.recording``, so they pass the deck checks
-and the recorded game ends where the engine's did. No service takes a moment, so
-everything is stamped with the time of seeding, past nights' results included; the
-standings go by when games were played (each night's own date), so past nights'
-standings hold their games all the same.
+and the recorded game ends where the engine's did. No service takes a moment, so once
+a past night is seeded every moment it wrote (ledger, votes, results, change log) is moved
+to that night's evening (``_stamp_at``): the standings by night played and "as recorded
+at" a past night both hold that night's games. Tonight's check-ins and the Autumn Cup
+keep the moment of seeding.
 """
 
 from __future__ import annotations
 
 import random
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from django.apps import apps
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import transaction
+from django.db import models, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
@@ -45,6 +48,7 @@ from tournaments.services import league_create, night_create, season_create
 
 DEMO_PASSWORD = "cover-your-assets"
 TUESDAY = 1  # date.weekday()
+NIGHT_STARTS = time(19, 30)  # a past night's records are stamped from then on
 PLAYERS = ("alice", "bob", "carol", "dave")
 GAMES: tuple[tuple[dict[str, Any], int, int | None], ...] = (
     # (rule options, seats, decisions to play; None = to the end)
@@ -112,6 +116,26 @@ class Command(BaseCommand):
         users = [_account(name) for name in PLAYERS]
         for index, (rule_options, seats, decisions) in enumerate(GAMES):
             _digital_game(users[:seats], rule_options, seats, decisions, seed=1000 + index)
+
+
+def _stamp_at(night: GameNight, *, since: datetime) -> None:
+    """Move every moment written since ``since`` (the night's check-ins, draws, ledger,
+    votes, results, change log and games) to the night's evening, in order and spacing
+    kept, as if the club had played and typed it in then: the standings' clock of record
+    (``as_of``) at a past night then shows what was recorded by that night.
+
+    The services stamp what they write with the present (none takes a moment), so the
+    demo moves a past night's rows once they are written; nothing else was written
+    meanwhile (the seeding is one transaction), and no row is created or deleted.
+    """
+    evening = datetime.combine(night.date, NIGHT_STARTS, tzinfo=timezone.get_current_timezone())
+    shift = evening - since
+    for app in ("games", "tournaments"):
+        for model in apps.get_app_config(app).get_models():
+            for field in model._meta.concrete_fields:
+                if isinstance(field, models.DateTimeField):
+                    written = model._default_manager.filter(**{f"{field.name}__gte": since})
+                    written.update(**{field.name: F(field.name) + shift})
 
 
 def club_night(today: date) -> date:
@@ -196,10 +220,14 @@ class Club:
             starts_on=self.today - timedelta(days=14),
             ends_on=self.today + timedelta(days=28),
         )
+        since = timezone.now()
         first = self._night(season, days=-14, absent={"judy"})
         self._draws(first, seed=110, mistakes={1: TYPO})
+        _stamp_at(first, since=since)
+        since = timezone.now()
         second = self._night(season, days=-7, absent={"frank"}, newcomer=NEWCOMER[0])
         self._draws(second, seed=120, mistakes={0: DISPUTE})
+        _stamp_at(second, since=since)
         self._night(season, days=0, absent={"Leo"})  # tonight: checked in, not drawn yet
         night_create(season=season, by=self.olga, on=self.today + timedelta(days=7), venue=VENUE)
         self._cup()
