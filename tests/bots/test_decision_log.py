@@ -420,3 +420,35 @@ def test_deleting_the_owners_account_deletes_their_bots_logs(
     for step in belongings.departure_steps():
         step(alice, "deleted-player")
     assert not DecisionLog.objects.exists()
+
+
+def test_each_owner_sees_only_their_own_bots_seat_at_a_shared_table(alice: User, bob: User) -> None:
+    with running(debugging_bot(), debugging_bot()) as (alices, bobs):
+        mine = webhook_version(alice, "alices-bot", alices)
+        theirs = webhook_version(bob, "bobs-bot", bobs)
+        match = services.match_create(
+            versions=[mine, theirs],
+            rules=quick(2),
+            duplicate=False,
+            decision_ms=1000,
+            time_bank_ms=2000,
+        )
+        runner.run_match(match)
+
+    game_id = control_of(match, mine.pk).seat.game_id
+    seats = {v.pk: control_of(match, v.pk).seat.number for v in (mine, theirs)}
+    for owner, own, other in ((alice, mine, theirs), (bob, theirs, mine)):
+        api, page = APIClient(), Client()
+        api.force_authenticate(owner)
+        page.force_login(owner)
+        html = page.get(f"/games/{game_id}/replay/").content.decode()
+        own_lines = decision_log.lines(game_id, [seats[own.pk]])
+        marker = f'class="decision-log" data-seat="{seats[own.pk]}"'
+        assert html.count(marker) == len(own_lines)
+        assert f'class="decision-log" data-seat="{seats[other.pk]}"' not in html
+        assert f"/bots/{other.bot.name}/games/" not in html
+        refused = api.get(f"/api/v1/bots/{other.bot_id}/decision-log/", {"game": game_id})
+        assert refused.status_code == 403
+        assert refused.json()["code"] == "permission_denied"
+        got = api.get(f"/api/v1/bots/{own.bot_id}/decision-log/", {"game": game_id})
+        assert {json.loads(line)["seat"] for line in got.content.splitlines()} == {seats[own.pk]}
