@@ -1,7 +1,8 @@
 """The decision log in the replay, in Chromium at a 360 px phone and a 1280 px desktop: the
 owner sees each of their bot's answers, latencies, strikes and debug notes beside the
-moves and downloads the log; another person sees none of it (issue 30, item 2). Each
-test saves a screenshot (under the screenshots folder) for a person to look at."""
+moves (with no accessibility violation) and downloads the log; another person sees none
+of it (issue 30, item 2). Each test saves a screenshot (under the screenshots folder)
+for a person to look at."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from playwright.sync_api import Page, expect
 from accounts.models import User
 from bots import decision_log, runner
 from bots.models import BotVersion, Match
+from tests.accessibility import violations
 from tests.bots.bot_servers import BotServer, running
 from tests.bots.checks import control_of
 from tests.bots.test_bot_pages_browser import assert_fits_a_phone, sign_in
@@ -62,6 +64,7 @@ def test_the_owner_reads_each_decision_beside_its_move_and_downloads_the_log(
     first = lines[0]["version"] + 1  # the step the first answer's move made
     page.locator(f'#move-list a[data-step="{first}"]').click()
     expect(page.locator("#step-decision-log")).to_contain_text("trying a swap")
+    assert violations(page) == []
     with page.expect_download() as download:
         page.get_by_role("link", name="Download alices-bot's decision log (NDJSON)").click()
     body = download.value.path().read_text(encoding="utf-8")
