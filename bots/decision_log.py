@@ -48,7 +48,8 @@ log = logging.getLogger(__name__)
 EXPIRE_BATCH = 5000  # rows deleted per statement by ``expire``
 
 # The preset dictionary (RFC 1950 FDICT): the words every line repeats, so that even a
-# batch of one compresses. Part of the stored format: never change it, add another.
+# batch of one compresses. Part of the stored format (pinned by a test): never change it;
+# each stream names its dictionary by Adler-32 (DICTID), so another can be told apart.
 _ZDICT = (
     b'"strike_detail":"","debug":"","at":"2026-11-27T09:00:00.000000+00:00"}\n'
     b'{"type":"discard","card":"","removed":false},{"type":"play","cards":["silver"]},'
