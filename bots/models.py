@@ -271,6 +271,45 @@ class RatingChange(models.Model):
         return f"{self.version} in {self.match}: {self.mu_before:.2f} -> {self.mu_after:.2f}"
 
 
+class Challenge(models.Model):
+    """An owner's unrated match of ``deals`` duplicate deals: their bot against chosen
+    versions and built-ins (bots.challenges). Each deal is one friendly match, one game
+    per rotation of the seats; nothing of it is ever rated."""
+
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="challenges"
+    )
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="challenges")
+    deals = models.PositiveSmallIntegerField()
+    rules = models.JSONField()
+    seed = models.BigIntegerField(help_text="Deal d deals from the d-th of its deal seeds")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = (models.Index(fields=["by", "created_at"]),)
+
+    def __str__(self) -> str:
+        return f"Challenge {self.pk} by {self.bot}"
+
+
+class ChallengeDeal(models.Model):
+    """One deal of a challenge: its friendly match (played by ``bots.play_match``)."""
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="deal_rows")
+    number = models.PositiveSmallIntegerField(help_text="1, 2, ...")
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="challenge_deal")
+
+    class Meta:
+        ordering = ("challenge", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["challenge", "number"], name="bots_deal_unique"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.challenge} deal {self.number}"
+
+
 class Lease(models.Model):
     """Who may run a piece of work just now (bots.leases): a row that survives a database
     restart, unlike an advisory lock. ``token`` grows by one at every take-over (the

@@ -70,12 +70,12 @@ def matches_of(bots: Q) -> QuerySet[Match]:
 
 def match_rows(matches: QuerySet[Match]) -> QuerySet[Match]:
     """Matches with everything a match's row shows: entries with their bots, the games
-    (with their status: only a finished one has a replay), the rating changes (four
-    queries, however many matches)."""
+    (with their status: only a finished one has a replay), the rating changes, and the
+    bot challenge a friendly match is a deal of (four queries, however many matches)."""
     games = MatchGame.objects.select_related("game").only(
         "match_id", "rotation", "game_id", "game__status"
     )
-    return matches.prefetch_related(
+    return matches.select_related("challenge_deal").prefetch_related(
         "entries__version__bot",
         Prefetch("match_games", queryset=games),
         Prefetch("rating_changes", queryset=RatingChange.objects.select_related("version__bot")),

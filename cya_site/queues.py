@@ -46,6 +46,7 @@ TASK_CLASSES: Mapping[str, str] = {
     "tournaments.round_finished": BATCH,
     "tournaments.take_result": BATCH,
     "tournaments.rate_online_game": BATCH,
+    "tournaments.rate_club": BATCH,
     "tournaments.sync_results": BATCH,
     "tournaments.deliver": OUTBOUND,
     "bots.notify_pause": OUTBOUND,

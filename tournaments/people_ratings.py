@@ -153,7 +153,9 @@ def _club_played(league: League) -> list[PlayedGame]:
 
 @transaction.atomic
 def club_ratings_refresh(*, league: League, force: bool = False) -> RatingPool:
-    """The league's club pool, recomputed if its results changed since (or ``force``)."""
+    """The league's club pool, recomputed if its results changed since (or ``force``).
+    Writers call it (``tournaments.rate_club``, after a result changed; ``manage.py
+    ratings_recompute``); pages only read the pool (``club_pool``)."""
     RatingPool.objects.get_or_create(league=league)
     pool = RatingPool.objects.select_for_update().get(league=league)
     fingerprint = club_fingerprint(league)
@@ -164,6 +166,22 @@ def club_ratings_refresh(*, league: League, force: bool = False) -> RatingPool:
         pool.computed_at = timezone.now()
         pool.save()
     return pool
+
+
+def club_ratings_update(*, league_id: int) -> bool:
+    """``club_ratings_refresh`` of a league by id (the task's); True if it recomputed.
+    A league deleted meanwhile has nothing to rate."""
+    league = League.objects.filter(pk=league_id).first()
+    if league is None:
+        return False
+    before = RatingPool.objects.filter(league=league).values_list("computed_at", flat=True)
+    was = before.first()
+    return club_ratings_refresh(league=league).computed_at != was
+
+
+def club_pool(league: League) -> RatingPool | None:
+    """The league's club pool as last computed (None before its first result)."""
+    return RatingPool.objects.filter(league=league).first()
 
 
 def ratings_recompute() -> dict[str, int]:

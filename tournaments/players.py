@@ -158,8 +158,12 @@ def ratings(player: Player) -> list[dict[str, Any]]:
         if online is not None:
             held.append(("online", online))
     for member in player.members:
-        pool = people_ratings.club_ratings_refresh(league=member.league)
-        club = PersonRating.objects.filter(pool=pool, member=member).first()
+        league_pool = people_ratings.club_pool(member.league)  # by tournaments.rate_club
+        club = (
+            PersonRating.objects.filter(pool=league_pool, member=member).first()
+            if league_pool is not None
+            else None
+        )
         if club is not None:
             held.append((member.league.name, club))
     return [_rating(label, r) for label, r in held]

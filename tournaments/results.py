@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any, cast
 
+from celery import Task, signature
 from django.db import transaction
 from django.db.models import Count
 
+from cya_site import dispatch
 from games import services as game_services
 from games.models import Game, RoundScore, Seat
 from tournaments import notifications
@@ -25,8 +28,10 @@ from tournaments.models import (
     GameEntry,
     Result,
     ScoreRecord,
+    Season,
     SubstitutePolicy,
     Substitution,
+    Tournament,
 )
 from tournaments.ranking import normalised
 
@@ -126,7 +131,23 @@ def sync_game(*, competition: Competition, game: Game, now: datetime) -> bool:
     for row in wanted.values():
         Result.objects.create(competition=competition, game=game, valid_from=now, **row)
         changed = True
+    if changed:
+        _rate_club_on_commit(competition)
     return changed
+
+
+RATE_CLUB = "tournaments.rate_club"  # tournaments.tasks.rate_club
+
+
+def _rate_club_on_commit(competition: Competition) -> None:
+    """The league's club ratings follow its results (people_ratings.club_ratings_refresh),
+    recomputed by a batch task once the change commits, never inside a page's read."""
+    season = Season.objects.filter(competition=competition).values_list("league_id", flat=True)
+    tournament = Tournament.objects.filter(competition=competition)
+    league = season.first() or tournament.values_list("league_id", flat=True).first()
+    if league is not None:
+        task = cast(Task[Any, Any], signature(RATE_CLUB))  # a Task's apply_async
+        dispatch.send_on_commit(task, (league,))
 
 
 def take_in(*, competition: Competition, game: Game, now: datetime) -> bool:

@@ -12,7 +12,7 @@ from bots.tasks import play_match
 from cya_site import dispatch
 from cya_site.errors import DomainError
 from games.models import Game
-from tournaments import notifications, people_ratings, quickplay, rounds
+from tournaments import notifications, people_ratings, quickplay, results, rounds
 from tournaments.models import Delivery, PersonRatingChange, Tournament, TournamentRound
 
 RETRY_DELAYS = (10, 60, 300, 1800, 7200)  # seconds before delivery attempts 2..6
@@ -90,6 +90,22 @@ def rate_online_game(self, game_id: int) -> bool:  # type: ignore[no-untyped-def
     """A rated table ended: move its players' online ratings (idempotent)."""
     try:
         return people_ratings.online_game_rate(game_id=game_id)
+    except dispatch.TRANSIENT as error:
+        raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
+
+
+@shared_task(
+    name=results.RATE_CLUB,
+    bind=True,
+    time_limit=300,
+    soft_time_limit=280,
+    max_retries=8,
+)
+def rate_club(self, league_id: int) -> bool:  # type: ignore[no-untyped-def]
+    """A league's results changed: recompute its club ratings if they are behind (the
+    pool's fingerprint), so player pages read them as they are; True if recomputed."""
+    try:
+        return people_ratings.club_ratings_update(league_id=league_id)
     except dispatch.TRANSIENT as error:
         raise self.retry(exc=error, countdown=dispatch.backoff(self.request.retries)) from error
 

@@ -311,4 +311,5 @@ def _match_row(bot: Bot, match: Match) -> dict[str, Any]:
             if mg.game.status == Game.Status.FINISHED
         ],
         "unplayed": match.status in (Match.Status.SCHEDULED, Match.Status.RUNNING),
+        "challenge": getattr(match, "challenge_deal", None),  # a deal of a bot challenge
     }

@@ -36,6 +36,9 @@ LADDER_EVERY_SECONDS = env_int("LADDER_EVERY_SECONDS", 10, minimum=1)
 BOT_PAUSE_STRIKES = env_int("BOT_PAUSE_STRIKES", 10, minimum=1)
 BOT_PAUSE_AUTOPILOT_GAMES = env_int("BOT_PAUSE_AUTOPILOT_GAMES", 3, minimum=1)
 BOT_PAUSE_WINDOW_MINUTES = env_int("BOT_PAUSE_WINDOW_MINUTES", 60, minimum=1)
+# Challenges (bots.challenges): how many an owner may start in any 24 hours; one more is
+# refused 429 too_many_challenges with Retry-After until the oldest is a day old.
+CHALLENGES_PER_DAY = env_int("CHALLENGES_PER_DAY", 20, minimum=1)
 # A match (ladder, bot tournament table) is played in slices: a task plays its games one
 # after another for this long (a game at least), then sends the rest as a new task, so a
 # batch worker is never held for minutes (bots.tasks.play_match).

@@ -30,12 +30,30 @@ MATRIX = {
     "token list": Row("get", "/api/v1/tokens/", (401, 200, 200, 200)),
     "token create": Row("post", "/api/v1/tokens/", (401, 201, 201, 201)),
     "token revoke": Row("delete", "/api/v1/tokens/{token}/", (401, 404, 204, 404)),
+    # one's own account (each signed-in actor acts on theirs); the open ones answer alike
+    "password change": Row("post", "/api/v1/account/password/", (401, 204, 204, 204)),
+    "email change": Row("post", "/api/v1/account/email/", (401, 202, 202, 202)),
+    "email confirm": Row("post", "/api/v1/account/email/confirm/", (422, 422, 422, 422)),
+    "password reset": Row("post", "/api/v1/account/password-reset/", (202, 202, 202, 202)),
+    "reset confirm": Row("post", "/api/v1/account/password-reset/confirm/", (422, 422, 422, 422)),
+    "data download": Row("get", "/api/v1/account/data/", (401, 200, 200, 200)),
+    "account delete": Row("post", "/api/v1/account/delete/", (401, 204, 204, 204)),
+    # a player's page is public, as every game is
+    "player page": Row("get", "/api/v1/players/alice/", (200, 200, 200, 200)),
+    "head to head": Row("get", "/api/v1/players/alice/head-to-head/", (200, 200, 200, 200)),
 }
 
 BODIES = {
     "register": {"username": "newcomer", "password": "a sturdy passphrase 42"},
     "login": {"username": "alice", "password": DEFAULT_PASSWORD},
     "token create": {"name": "new"},
+    "password change": {"current": DEFAULT_PASSWORD, "new": "a fresh and long passphrase"},
+    "email change": {"email": "new@example.org"},
+    "email confirm": {"token": "forged"},
+    "password reset": {"email": "alice@example.org"},
+    "reset confirm": {"uid": "MQ", "token": "forged", "password": "a fresh and long passphrase"},
+    "account delete": {"password": DEFAULT_PASSWORD},
+    "head to head": {"vs": "bob"},
 }
 
 

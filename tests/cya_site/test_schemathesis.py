@@ -42,6 +42,7 @@ from accounts.models import User
 from accounts.services import token_create
 from bots import runner
 from bots import services as bots
+from bots.challenges import Opponent, challenge_create
 from bots.models import Bot, MatchGame, SeatControl
 from bots.strategies import strategy
 from bots.strategies.arena import play
@@ -66,9 +67,9 @@ served = schemathesis.openapi.from_wsgi("/api/v1/schema/", application, config=C
 )
 # Operations whose body holds a table's rules (RulesInput): the schemathesis coverage phase
 # (every property's boundaries and wrong types, a few hundred calls an operation) runs its
-# rule options once, on POST /api/v1/games/; these four are fuzzed only, which keeps the
+# rule options once, on POST /api/v1/games/; these five are fuzzed only, which keeps the
 # run about a minute.
-RULES_BODIES = r"^/api/v1/(tournaments|leagues|nights/\{id\}/(games|recorded))/$"
+RULES_BODIES = r"^/api/v1/(tournaments|leagues|challenges|nights/\{id\}/(games|recorded))/$"
 schema = served.exclude(path_regex=RULES_BODIES, method="POST")
 rules_bodies = served.include(path_regex=RULES_BODIES, method="POST")
 # CI's size; the longer run in docs/testing.md sets SCHEMATHESIS_EXAMPLES (e.g. 100).
@@ -112,7 +113,8 @@ def _bearer(user: User, name: str) -> dict[str, str]:
 
 
 def _bots(alice: User) -> dict[str, int]:
-    """Alice's webhook bot with a ready version and a strike, and a finished ladder match."""
+    """Alice's webhook bot with a ready version and a strike, a finished ladder match, and
+    a challenge of hers (never played: its tasks are sent only if the world commits)."""
     bot = bots.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
     url = "http://127.0.0.1:9/cya"  # loopback (the suite allows it), where nothing listens
     version = bots.version_create(bot=bot, by=alice, url=url, secret=SECRET)
@@ -124,7 +126,10 @@ def _bots(alice: User) -> dict[str, int]:
     )
     match = bots.match_create(versions=builtin_versions()[:3], rules=quick(3))
     runner.run_match(match)
-    return {"bots": bot.pk, "matches": match.pk}
+    challenge = challenge_create(
+        by=alice, bot=bot, opponents=[Opponent("shark")], deals=1, rules=quick(2)
+    )
+    return {"bots": bot.pk, "matches": match.pk, "challenges": challenge.pk}
 
 
 def _club(olga: User, players: list[User]) -> dict[str, int]:

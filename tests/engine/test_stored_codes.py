@@ -224,7 +224,15 @@ STORED_CHOICES: dict[tuple[str, str], list[str]] = {
         for model in ("games.Event", "games.Playout")
     },
     ("bots.Bot", "kind"): ["builtin", "webhook", "api_client"],
-    ("bots.BotVersion", "status"): ["pending", "validating", "ready", "failed", "retired"],
+    ("bots.BotVersion", "status"): [
+        "pending",
+        "validating",
+        "ready",
+        "failed",
+        "paused",  # health (issue 30): off the ladder until resumed
+        "retired",
+    ],
+    ("bots.BotVersion", "pause_reason"): ["strikes", "autopilot", "owner"],
     ("bots.Match", "kind"): ["ladder", "validation", "friendly"],
     ("bots.Match", "status"): ["scheduled", "running", "finished", "voided"],
     ("bots.Strike", "reason"): [
@@ -245,6 +253,9 @@ STORED_CHOICES: dict[tuple[str, str], list[str]] = {
     ("tournaments.ScoreVote", "verdict"): ["confirm", "dispute"],
     ("tournaments.QueueTicket", "status"): ["waiting", "seated", "left"],
     ("tournaments.RoundClock", "policy"): ["finish_round", "stop"],
+    ("tournaments.League", "substitute_policy"): ["fixed", "seat"],
+    ("tournaments.Substitution", "policy"): ["fixed", "seat"],
+    ("tournaments.Penalty", "kind"): ["points", "dollars"],
     ("accounts.User", "language"): ["en", "de"],
 }
 STORED_DEFAULTS: dict[tuple[str, str], str] = {
@@ -259,6 +270,7 @@ STORED_DEFAULTS: dict[tuple[str, str], str] = {
     ("tournaments.TournamentRound", "status"): "seated",
     ("tournaments.ScoreRecord", "status"): "pending",
     ("tournaments.QueueTicket", "status"): "waiting",
+    ("tournaments.League", "substitute_policy"): "fixed",
 }
 APPS = ("games", "bots", "tournaments", "accounts")
 

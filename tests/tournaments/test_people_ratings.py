@@ -18,7 +18,7 @@ from games import services as game_services
 from games.engine import RuleSet
 from games.models import Game
 from tests.tournaments.conftest import Club, settled_game
-from tournaments import people_ratings, tasks
+from tournaments import people_ratings, results, tasks
 from tournaments.models import PersonRating, PersonRatingChange
 
 pytestmark = pytest.mark.django_db
@@ -123,6 +123,30 @@ def test_club_ratings_follow_the_leagues_results_guests_included(club: Club, olg
     assert set(second) == {"Alice", "Bob", "Dora"}
     assert second["Dora"][1] == 2
     assert second["Alice"] == first["Alice"]
+
+
+def test_a_result_that_changes_sends_the_club_rating_task_and_pages_only_read(
+    club: Club, olga: User, api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[tuple[str, tuple[Any, ...]]] = []  # what the worker would be given
+    monkeypatch.setattr(
+        results.dispatch, "send_on_commit", lambda task, args: sent.append((task.name, args))
+    )
+    _settle(club, olga, [(["Alice", "Bob"], [300_000, 100_000])])
+    league = club.season.league
+    alice = club.players["Alice"].member
+    assert alice is not None
+    profile = f"/api/v1/members/{alice.pk}/profile/"
+
+    before = api.get(profile).json()["ratings"]  # a read computes nothing
+    assert set(sent) == {(results.RATE_CLUB, (league.pk,))}
+    assert tasks.rate_club(league.pk) is True
+    assert tasks.rate_club(league.pk) is False  # nothing changed since
+    after = api.get(profile).json()["ratings"]
+
+    assert before == []
+    assert people_ratings.club_pool(league) is not None
+    assert [r["pool"] for r in after] == ["Tuesday Club"]
 
 
 def test_a_club_pool_is_recomputed_only_when_its_results_changed(

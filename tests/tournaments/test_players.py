@@ -19,7 +19,7 @@ from tests.games.conftest import play_to_end
 from tests.pages import text
 from tests.tournaments.conftest import Club, settled_game
 from tests.tournaments.test_people_ratings import rated_game
-from tournaments import people_ratings, players
+from tournaments import people_ratings, players, tasks
 from tournaments.player_stats import Finish, stats_of
 
 pytestmark = pytest.mark.django_db
@@ -126,6 +126,7 @@ def test_a_roster_guest_has_a_page_of_their_club_games(
     client: Client, api: APIClient, club: Club, olga: User
 ) -> None:
     settled_game(club, olga, ["Alice", "Dora"], [100_000, 300_000])
+    tasks.rate_club(club.season.league_id)  # sent once the result committed (the worker's)
     dora = club.players["Dora"].member
     assert dora is not None
     assert dora.user is None

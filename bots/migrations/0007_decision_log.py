@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("bots", "0004_health"),
+        ("bots", "0006_challenges"),
         ("games", "0011_game_rated"),
     ]
 
