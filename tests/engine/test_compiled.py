@@ -67,8 +67,13 @@ def _start(mode: str, build: Path | None = None) -> subprocess.Popen[str]:
 def test_compiled_engine_plays_10000_games_state_by_state_like_the_pure_one(
     compiled_build: Path,
 ) -> None:
-    pure = _start("pure")
-    compiled = _start("compiled", compiled_build)
+    with _start("pure") as pure, _start("compiled", compiled_build) as compiled:
+        _compare(pure, compiled, compiled_build)
+
+
+def _compare(
+    pure: subprocess.Popen[str], compiled: subprocess.Popen[str], compiled_build: Path
+) -> None:
     assert pure.stdout is not None
     assert compiled.stdout is not None
     # the first line says which engine each process runs
@@ -93,11 +98,14 @@ def test_compiled_engine_plays_10000_games_state_by_state_like_the_pure_one(
         assert actions_p == actions_c
         games += 1
     for proc in (pure, compiled):
-        assert proc.wait() == 0, proc.stderr.read() if proc.stderr else ""
+        assert proc.stderr is not None
+        errors = proc.stderr.read()
+        assert proc.wait() == 0, errors
     assert games == GAMES
 
 
-def _which(mode: str, build: Path | None = None) -> str:
+def _which(mode: str, build: Path | None = None) -> tuple[str, str]:
+    """Which engine ``games.engine`` loads, and what it logged."""
     done = subprocess.run(
         [sys.executable, "-c", "import games.engine as e; print(e.ENGINE_BUILD)"],
         cwd=ROOT,
@@ -106,21 +114,22 @@ def _which(mode: str, build: Path | None = None) -> str:
         text=True,
         check=False,
     )
-    return (done.stdout + done.stderr).strip()
+    return done.stdout.strip(), done.stderr.strip()
 
 
 def test_the_loader_runs_the_pure_engine_without_a_fresh_build(
     compiled_build: Path, tmp_path: Path
 ) -> None:
-    assert _which("auto", compiled_build) == "compiled"
-    assert _which("pure", compiled_build) == "pure"
-    assert _which("auto", tmp_path) == "pure"  # no build there: silently pure
+    assert _which("auto", compiled_build) == ("compiled", "")
+    assert _which("pure", compiled_build) == ("pure", "")
+    assert _which("auto", tmp_path) == ("pure", "")  # no build there: silently pure
     stale = tmp_path / "stale"
     shutil.copytree(compiled_build, stale)
     manifest = stale / _loader.MANIFEST
     manifest.write_text(manifest.read_text().replace('"sources_sha256": "', '"sources_sha256": "0'))
-    out = _which("auto", stale)
-    assert out.endswith("pure")
-    assert "stale" in out  # one log line says why
-    assert "CYA_ENGINE=compiled, but" in _which("compiled", stale)
-    assert "CYA_ENGINE must be one of" in _which("fast")
+    which, logged = _which("auto", stale)
+    assert which == "pure"
+    assert len(logged.splitlines()) == 1  # one log line says why
+    assert "is stale" in logged
+    assert "CYA_ENGINE=compiled, but" in _which("compiled", stale)[1]
+    assert "CYA_ENGINE must be one of" in _which("fast")[1]
