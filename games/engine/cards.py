@@ -9,11 +9,17 @@ same name can carry a different value in another edition (RULES.md section 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-ASSETS = 10
-SILVER, GOLD, PENNY_JAR, SWAP, MOVE = 10, 11, 12, 13, 14
-KINDS = 15
-NO_CARD = 15  # "no card" in packed actions
+# Final: mypyc (make engine) inlines these instead of looking them up at each use
+ASSETS: Final = 10
+SILVER: Final = 10
+GOLD: Final = 11
+PENNY_JAR: Final = 12
+SWAP: Final = 13
+MOVE: Final = 14
+KINDS: Final = 15
+NO_CARD: Final = 15  # "no card" in packed actions
 
 WILDS = frozenset((SILVER, GOLD, PENNY_JAR))
 ACTION_CARDS = frozenset((SWAP, MOVE))

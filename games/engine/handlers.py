@@ -7,6 +7,7 @@ and ``resign`` look a handler up there, so a handler is one call away on the hot
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from . import actions as act
 from .cards import ASSETS, PENNY_JAR
@@ -246,7 +247,7 @@ def _end_turn(s: State, a: int, ev: Events) -> None:
     end_turn(s, ev)
 
 
-HANDLERS: tuple[Callable[[State, int, Events], None], ...] = (
+HANDLERS: Final[tuple[Callable[[State, int, Events], None], ...]] = (
     _pair,
     _pair_discard,
     _discard,

@@ -11,14 +11,14 @@ hand. Hands are immutable; equal hands are equal by their ``code``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from .actions import DISCARD, PAIR, PAIR_DISCARD
 from .cards import ASSETS, NO_CARD, PENNY_JAR, SILVER
 
-_PAIR = PAIR << 20
-_DISCARD = (DISCARD << 20) | (NO_CARD << 12)
-_PD = (PAIR_DISCARD << 20) | (NO_CARD << 12)
+_PAIR: Final = PAIR << 20
+_DISCARD: Final = (DISCARD << 20) | (NO_CARD << 12)
+_PD: Final = (PAIR_DISCARD << 20) | (NO_CARD << 12)
 T = TypeVar("T")
 
 
@@ -70,7 +70,7 @@ class Hand:
         return f"Hand{self.cards}"
 
 
-_HANDS: dict[int, Hand] = {}
+_HANDS: Final[dict[int, Hand]] = {}
 
 
 def _hand(code: int) -> Hand:

@@ -7,6 +7,7 @@ not listed: the list is the single source of truth for legality (RULES.md sectio
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from .actions import (
     CHALLENGE,
@@ -29,12 +30,12 @@ from .hands import Hand, discard_pairs
 from .rules import Table
 from .state import DRAFT_CHALLENGE, MOVE_CHOICE, OVER, SECOND_ACTION, AssetSet, State
 
-_NONE_B = NO_CARD << 12
-_PD = (PAIR_DISCARD << 20) | _NONE_B
-_PLAY = (PLAY << 20) | _NONE_B
-_CHALLENGE_BASE = tuple((CHALLENGE << 20) | _NONE_B | (seat << 8) for seat in range(8))
-_SECOND_BASE = tuple((CHALLENGE << 20) | (seat << 8) | 1 for seat in range(8))  # RULES #28
-_MOVE_CHOICES = (
+_NONE_B: Final = NO_CARD << 12
+_PD: Final = (PAIR_DISCARD << 20) | _NONE_B
+_PLAY: Final = (PLAY << 20) | _NONE_B
+_CHALLENGE_BASE: Final = tuple((CHALLENGE << 20) | _NONE_B | (seat << 8) for seat in range(8))
+_SECOND_BASE: Final = tuple((CHALLENGE << 20) | (seat << 8) | 1 for seat in range(8))  # RULES #28
+_MOVE_CHOICES: Final = (
     pack(CHOOSE_MOVE, NO_CARD, NO_CARD, 0, 0),
     pack(CHOOSE_MOVE, NO_CARD, NO_CARD, 0, 1),
 )

@@ -15,7 +15,7 @@ from typing import Any
 from .advanced import Advanced
 from .cards import EDITIONS, Edition
 from .errors import InvalidRules
-from .events import SharedEvents
+from .shared_events import SharedEvents
 
 FIRST_PLAYER = ("rotate", "lowest_total_starts", "random_each_round")  # RULES #4
 DISCARD_PAIR_WILD = ("both", "hand_wild_only", "none")  # RULES #6

@@ -7,13 +7,20 @@ only the copy. Inside, fields are tuples so a copy shares everything it did not 
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .hands import EMPTY, Hand
 from .rules import RuleSet, Table, compile_rules
 
 # Decision kinds: who must act, and why (DESIGN "Decisions").
-TURN, SECOND_ACTION, DEFEND, COUNTER, DRAFT_CHALLENGE, MOVE_CHOICE, OVER = range(7)
+# (Final: mypyc inlines them, see cards)
+TURN: Final = 0
+SECOND_ACTION: Final = 1
+DEFEND: Final = 2
+COUNTER: Final = 3
+DRAFT_CHALLENGE: Final = 4
+MOVE_CHOICE: Final = 5
+OVER: Final = 6
 DECISION_NAMES = (
     "turn",
     "second_action",
@@ -25,7 +32,9 @@ DECISION_NAMES = (
 )
 
 # Where a challenge is aimed (RULES #11, #28, #35).
-TOP, SECOND, DRAFTED = 0, 1, 2
+TOP: Final = 0
+SECOND: Final = 1
+DRAFTED: Final = 2
 DEPTH_NAMES = ("top", "second", "draft")
 
 
@@ -111,7 +120,7 @@ Events = tuple[dict[str, Any], ...]
 # mypyc (make engine, docs/engine.md) crashes on recursive type aliases.
 Pile = tuple[int, Any] | None  # the discard pile, top first: O(1) to push and to take
 History = tuple[Events, Any] | None  # newest first: O(1) to extend in apply
-NEW_ROUND: Any = ((), None)  # marker: a round was dealt, its history restarts
+NEW_ROUND: Final[Any] = ((), None)  # marker: a round was dealt, its history restarts
 
 
 class State:
