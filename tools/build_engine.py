@@ -52,8 +52,9 @@ def toolchain_problem() -> str | None:
     for name in ("mypyc", "setuptools"):
         if importlib.util.find_spec(name) is None:
             return f"{name} is not installed"
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(os.environ.get("CC", "").split()[0] if os.environ.get("CC") else cc) is None:
+    # setuptools compiles with $CC when set, else with the compiler Python was built with
+    cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
         return f"no C compiler ({cc}) on PATH"
     return None
 
