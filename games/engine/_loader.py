@@ -29,9 +29,11 @@ MANIFEST = "manifest.json"
 MODES = ("auto", "pure", "compiled")
 # modules never compiled: the package's door and this loader (they choose the build),
 # the exceptions and the read-only Event dict (mypyc's native classes cannot subclass
-# dict, and exceptions' class-level codes are read by the web layer). Neither is on
-# the hot path.
-NOT_COMPILED = ("__init__", "_loader", "errors", "events")
+# dict, and exceptions' class-level codes are read by the web layer), and the modules
+# whose dataclasses take callers' values (RuleSet, Advanced, recorded rounds): compiled,
+# a wrongly typed value would raise TypeError before their validation names the field.
+# None is on the hot path.
+NOT_COMPILED = ("__init__", "_loader", "errors", "events", "rules", "advanced", "recorded")
 SHARED_LIB = "_mypyc__mypyc"  # the one library every compiled module's stub loads
 
 log = logging.getLogger("games.engine")

@@ -27,8 +27,8 @@ from .cards import ASSETS, GOLD, NO_CARD, PENNY_JAR, SILVER
 from .cards import MOVE as MOVE_CARD
 from .cards import SWAP as SWAP_CARD
 from .hands import Hand, discard_pairs
-from .rules import Table
 from .state import DRAFT_CHALLENGE, MOVE_CHOICE, OVER, SECOND_ACTION, AssetSet, State
+from .table import Table
 
 _NONE_B: Final = NO_CARD << 12
 _PD: Final = (PAIR_DISCARD << 20) | _NONE_B

@@ -13,9 +13,9 @@ from typing import Any
 from .actions import to_json
 from .hidden import face_down, sees_tucked
 from .legal import legal_actions
-from .rules import Table
 from .scoring import ranking
 from .state import DECISION_NAMES, DEPTH_NAMES, DRAFTED, AssetSet, Pile, State
+from .table import Table
 
 
 def decision_object(

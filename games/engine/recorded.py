@@ -29,8 +29,9 @@ from typing import Any
 
 from .cards import deck_total, is_asset
 from .errors import ScoreError
-from .rules import RuleSet, compile_rules
+from .rules import RuleSet
 from .scoring import decide, ranking, round_leaders
+from .table import compile_rules
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import Table
 from .state import AssetSet
+from .table import Table
 
 
 def stack_value(stack: tuple[AssetSet, ...], values: tuple[int, ...]) -> int:

@@ -6,8 +6,9 @@ from typing import Any
 
 from .errors import EngineError
 from .hands import hand_of
-from .rules import RuleSet, compile_rules
+from .rules import RuleSet
 from .state import AssetSet, Challenge, Progress, State, asset_set
+from .table import compile_rules
 
 FORMAT = 1
 

@@ -10,7 +10,8 @@ from itertools import chain
 from typing import Any, Final, NamedTuple
 
 from .hands import EMPTY, Hand
-from .rules import RuleSet, Table, compile_rules
+from .rules import RuleSet
+from .table import Table, compile_rules
 
 # Decision kinds: who must act, and why (DESIGN "Decisions").
 # (Final: mypyc inlines them, see cards)
