@@ -7,7 +7,7 @@ from typing import Any
 from .errors import EngineError
 from .hands import hand_of
 from .rules import RuleSet
-from .state import AssetSet, Challenge, Progress, State, asset_set
+from .state import AssetSet, Challenge, Pile, Progress, State, asset_set
 from .table import compile_rules
 
 FORMAT = 1
@@ -62,6 +62,16 @@ def state_to_json(s: State) -> dict[str, Any]:
     }
 
 
+def _pile(cards: list[int]) -> Pile:
+    """The discard pile, top first, of cards listed bottom first."""
+    # Any: a compiled build (make engine) would check each step against the narrowed
+    # types mypy infers for the loop, which are never deep enough
+    pile: Any = None
+    for card in cards:
+        pile = (card, pile)
+    return pile  # type: ignore[no-any-return]
+
+
 def _set_to_json(st: AssetSet) -> list[Any]:
     return [st.kind, list(st.cards), st.tucked, st.knowers, st.first]
 
@@ -92,9 +102,7 @@ def state_from_json(d: dict[str, Any]) -> State:
     for name in ("deck", "removed", "refill", "flips"):
         setattr(s, name, tuple(d[name]))
     s.drawn = d["drawn"]
-    s.discard = None
-    for card in d["discard"]:
-        s.discard = (card, s.discard)
+    s.discard = _pile(d["discard"])
     s.hands = tuple(hand_of(h) for h in d["hands"])
     s.stacks = tuple(tuple(_set_from_json(st) for st in stack) for stack in d["stacks"])
     s.tops = tuple(stack[-1].kind if len(stack) > 1 else -1 for stack in s.stacks)

@@ -283,7 +283,7 @@ class State:
         if not isinstance(other, State):
             return NotImplemented
         skip = ("_legal", "table", "log", "deck", "drawn")
-        same = (f for f in self.__slots__ if f not in skip)
+        same = (f for f in FIELDS if f not in skip)
         return (
             self.rules == other.rules
             and all(getattr(self, f) == getattr(other, f) for f in same)
@@ -299,6 +299,34 @@ class State:
             f"kind={DECISION_NAMES[self.kind]} over={self.over}>"
         )
 
+
+# State's fields in slot order, for __eq__: a State compiled by mypyc (make engine) has
+# no __slots__ to read at run time (tests/engine/test_state_copy.py holds them equal)
+FIELDS: Final = (
+    "table",
+    "game",
+    "over",
+    "version",
+    "deck",
+    "drawn",
+    "discard",
+    "removed",
+    "hands",
+    "stacks",
+    "tops",
+    "piles",
+    "log",
+    "turn",
+    "action_no",
+    "to_act",
+    "kind",
+    "challenge",
+    "refill",
+    "bans",
+    "flips",
+    "moves",
+    "_legal",
+)
 
 # The last flattening of each recently read history, by its newest node (kept alive, so
 # its id is not reused while cached). A state's history is its parent's plus one chunk:

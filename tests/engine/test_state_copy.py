@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from games.engine import RuleSet, State, apply, legal_actions, new_game
+from games.engine.state import FIELDS
 
 
 def slot_values(state: State) -> dict[str, object]:
@@ -21,3 +22,8 @@ def test_apply_sets_every_slot_of_the_new_state() -> None:
     for _ in range(40):
         state, _ = apply(state, legal_actions(state)[-1])
         slot_values(state)  # an unset slot raises AttributeError
+
+
+def test_state_equality_compares_every_slot() -> None:
+    # State.__eq__ reads FIELDS: a compiled State has no __slots__ at run time
+    assert State.__slots__ == FIELDS
