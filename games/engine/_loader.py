@@ -31,9 +31,20 @@ MODES = ("auto", "pure", "compiled")
 # the exceptions and the read-only Event dict (mypyc's native classes cannot subclass
 # dict, and exceptions' class-level codes are read by the web layer), and the modules
 # whose dataclasses take callers' values (RuleSet, Advanced, recorded rounds): compiled,
-# a wrongly typed value would raise TypeError before their validation names the field.
-# None is on the hot path.
-NOT_COMPILED = ("__init__", "_loader", "errors", "events", "rules", "advanced", "recorded")
+# a wrongly typed value would raise TypeError before their validation names the field;
+# fork, whose seed check refuses a bool; and simulate, which runs as a command (`python -m`
+# needs its code object). None is on the hot path.
+NOT_COMPILED = (
+    "__init__",
+    "_loader",
+    "errors",
+    "events",
+    "rules",
+    "advanced",
+    "recorded",
+    "fork",
+    "simulate",
+)
 SHARED_LIB = "_mypyc__mypyc"  # the one library every compiled module's stub loads
 
 log = logging.getLogger("games.engine")
