@@ -78,6 +78,8 @@ def build_problem(where: Path) -> str | None:
         return f"the compiled build's manifest in {where} is unreadable ({exc})"
     if not isinstance(manifest, dict) or manifest.get("sources_sha256") != sources_digest():
         return f"the compiled build in {where} is stale: the engine's sources changed since"
+    if manifest.get("modules") != compiled_modules():
+        return f"the compiled build in {where} is stale: it compiled other modules"
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     names = [*manifest.get("modules", []), SHARED_LIB]
     missing = [n for n in names if not (where / f"{n}{suffix}").is_file()]
