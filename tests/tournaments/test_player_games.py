@@ -119,12 +119,12 @@ def test_an_accounts_club_games_are_paged_by_name(
     api: APIClient, club: Club, olga: User, alice: User
 ) -> None:
     game = settled_game(club, olga, ["Alice", "Dora"], [300_000, 100_000])
-    copies(game, 2)
+    clones = copies(game, 2)
 
     body = api.get("/api/v1/players/alice/club-games/", {"page_size": 2}).json()
 
     assert body["count"] == 3
-    assert [r["game"] for r in body["results"]][0] == game.pk
+    assert [r["game"] for r in body["results"]] == [game.pk, clones[0].pk]
     assert body["results"][0]["competition"] == club.competition.name
     assert body["next"] is not None
 
@@ -186,6 +186,7 @@ def test_a_guests_page_links_to_older_club_games(client: Client, dora: Member) -
     page = text(older.content)
     assert f"Page 2 of 2, newest first: {MANY} games in all." in page
     assert page.count("Score sheet") == MANY - players.RECENT
+    assert page.count("1 of 2 1 round won") == MANY - players.RECENT  # place, rounds won
     assert "$300,000" in page
 
 
