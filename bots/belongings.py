@@ -1,6 +1,7 @@
 """The bots part of a person's data download and deletion (accounts.belongings): the bot
 entries they own, with their versions (never a webhook secret); deleting the account
-stops its bots being scheduled, while their games and ratings stay."""
+stops its bots being scheduled and deletes their decision logs, while their games and
+ratings stay."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from accounts import belongings
 from accounts.models import User
-from bots.models import Bot
+from bots.models import Bot, DecisionLog
 
 
 def bots_export(user: User) -> list[dict[str, Any]]:
@@ -40,8 +41,10 @@ def bots_export(user: User) -> list[dict[str, Any]]:
 
 
 def bots_depart(user: User, shown_as: str) -> None:
-    """A deleted person's bots are no longer scheduled."""
+    """A deleted person's bots are no longer scheduled, and their decision logs (the
+    bots' debug notes, which were theirs alone to read) are deleted."""
     Bot.objects.filter(owner=user).update(is_active=False)
+    DecisionLog.objects.filter(version__bot__owner=user).delete()
 
 
 def register() -> None:

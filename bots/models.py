@@ -225,6 +225,29 @@ class Strike(models.Model):
         return f"{self.control}: {self.reason}"
 
 
+class DecisionLog(models.Model):
+    """A batch of one bot seat's decisions in one game, for its owner (bots.decision_log):
+    zlib-compressed NDJSON, one line per decision. The match runner writes a game's batch
+    once the game ends; an API client's decision, and a turn at a people's table, are a
+    batch of one. Deleted ``DECISION_LOG_DAYS`` after it was written."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="decision_logs")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="decision_logs")
+    first_version = models.PositiveIntegerField(help_text="The game version of its first decision")
+    decisions = models.PositiveIntegerField(help_text="How many lines it holds")
+    raw_bytes = models.PositiveIntegerField(help_text="The NDJSON's size before compression")
+    data = models.BinaryField(help_text="zlib-compressed NDJSON, one decision a line")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ("game", "seat", "first_version", "id")
+        indexes = (models.Index(fields=["game", "seat"]),)
+
+    def __str__(self) -> str:
+        return f"decisions of seat {self.seat} in game {self.game_id} from {self.first_version}"
+
+
 class RatingChange(models.Model):
     """How a match moved a version's rating, and why: expected place against actual."""
 

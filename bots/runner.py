@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, Protocol
 from django.conf import settings
 from django.utils import timezone
 
-from bots import health, services, webhook
+from bots import decision_log, health, services, webhook
 from bots.leases import Fence, fenced, unfenced
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
@@ -146,15 +146,16 @@ def _run(match: Match, game: Game, seatings: dict[int, Seating], fence: Fence = 
         return game
     if _all_in_process(game, seatings):
         return _run_in_memory(match, [game], {game.pk: seatings}, fence)[0]
-    while True:
-        game.refresh_from_db()
-        if game.status != Game.Status.ACTIVE:
-            return game
-        state = store.load_state(game)
-        control = SeatControl.objects.select_related("seat__user", "version__bot").get(
-            pk=seatings[state.to_act].control_id
-        )
-        _step(match, game, state, control, fence)
+    with decision_log.batch():  # the bots' decisions, written once the game ends
+        while True:
+            game.refresh_from_db()
+            if game.status != Game.Status.ACTIVE:
+                return game
+            state = store.load_state(game)
+            control = SeatControl.objects.select_related("seat__user", "version__bot").get(
+                pk=seatings[state.to_act].control_id
+            )
+            _step(match, game, state, control, fence)
 
 
 def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
@@ -268,12 +269,25 @@ def _ask_webhook(
             control=control, decision_ms=match.decision_ms, elapsed_ms=answer.elapsed_ms
         )
     verdict = judge(state, answer)
+    entry = decision_log.Entry(
+        game.pk,
+        control.seat.number,
+        version.pk,
+        state.version,
+        answer.request_bytes,
+        answer.action,
+        answer.elapsed_ms,
+        verdict.fault,
+        verdict.detail,
+        answer.debug,
+    )
     if verdict.fault is not None:
         _fault(game, state, control, verdict.fault, verdict.detail, answer.elapsed_ms, fence)
-        return
-    with fenced(fence):
-        health.answered(version)
-    _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK, fence)
+    else:
+        with fenced(fence):
+            health.answered(version)
+        _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK, fence)
+    decision_log.record(entry)  # once its move is written: a run cut off logs nothing
 
 
 # --- a webhook seat's decision, shared with ``manage.py play`` (pure: no database) ------
@@ -337,10 +351,23 @@ def _await_client(
             services.time_spend(
                 control=control, decision_ms=match.decision_ms, elapsed_ms=elapsed_ms
             )
-            health.answered(control.version)
+            health.answered(control.version)  # its log entry: decision_log.client_acted
         return
     reason, detail = Strike.Reason.TIMEOUT, f"no action within {budget_ms} ms"
     _fault(game, state, control, reason, detail, elapsed_ms, fence)
+    decision_log.record(
+        decision_log.Entry(
+            game.pk,
+            control.seat.number,
+            control.version_id,
+            state.version,
+            None,
+            None,
+            elapsed_ms,
+            reason,
+            detail,
+        )
+    )
 
 
 # --- a bot seat at a people's table (games.seating) --------------------------------------

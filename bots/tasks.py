@@ -14,7 +14,7 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from bots import health, ladder, leases, recovery, runner, services, validation
+from bots import decision_log, health, ladder, leases, recovery, runner, services, validation
 from bots.models import BotVersion
 from cya_site import dispatch, metrics
 
@@ -229,3 +229,10 @@ def notify_pause(version_id: int) -> str:
     if version is None:
         return "told already, or no longer paused"
     return ", ".join(health.pause_tell(version)) or "nothing to tell on"
+
+
+@shared_task(name="bots.expire_decision_logs", time_limit=600, soft_time_limit=570)
+def expire_decision_logs() -> int:
+    """Delete the decision logs older than DECISION_LOG_DAYS (beat runs it every
+    DECISION_LOG_SWEEP_SECONDS); a rerun finds them gone."""
+    return decision_log.expire(timezone.now())

@@ -2,7 +2,8 @@
 
 The protocol (docs/bot-protocol.md): ``GET url`` is the handshake and answers the bot's
 name and protocol version; ``POST url`` sends one decision and the bot answers
-``{"action": <one of legal_actions>}``. Every request carries ``X-CYA-Timestamp`` and
+``{"action": <one of legal_actions>}``, with an optional ``"debug"`` note for its owner
+(bots.decision_log). Every request carries ``X-CYA-Timestamp`` and
 ``X-CYA-Signature: sha256=<hex>``, the HMAC-SHA256 of ``"<timestamp>.<body>"`` under the
 version's secret, so a bot can check that the platform sent it. One client per thread
 keeps connections alive between decisions; it is ``cya_site.outbound``'s, which reaches
@@ -16,13 +17,27 @@ import hmac
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import httpx
 
 from cya_site import metrics, outbound
+
+MAX_DEBUG_BYTES = 1024  # a longer debug note is cut to this many bytes of UTF-8
+
+
+def debug_note(value: object) -> str:
+    """A bot's debug note as kept: a string cut to MAX_DEBUG_BYTES of UTF-8 (never inside
+    a character); anything but a string is no note."""
+    if not isinstance(value, str):
+        return ""
+    encoded = value.encode("utf-8", "surrogatepass")
+    if len(encoded) <= MAX_DEBUG_BYTES:
+        return value
+    return encoded[:MAX_DEBUG_BYTES].decode("utf-8", "ignore")
+
 
 PROTOCOL_VERSION = 1
 MAX_RESPONSE_BYTES = 64 * 1024
@@ -74,7 +89,8 @@ class Answer:
     fault: str | None
     detail: str
     elapsed_ms: int
-    note: str = ""
+    debug: str = ""  # the bot's note for its owner, cut to 1 KiB (bots.decision_log)
+    request_bytes: int = 0  # the size of the decision's body sent
 
 
 def _dumps(payload: dict[str, Any]) -> bytes:
@@ -144,15 +160,15 @@ class HandshakeError(Exception):
 
 def ask(url: str, secret: str, decision: dict[str, Any], timeout: float) -> Answer:
     """Send one decision and wait at most ``timeout`` seconds for the bot's action."""
-    answer = _ask(url, secret, decision, timeout)
+    payload = {"protocol_version": PROTOCOL_VERSION, "type": "decision", **decision}
+    body = _dumps(payload)
+    answer = replace(_ask(url, secret, body, decision, timeout), request_bytes=len(body))
     outcome = answer.fault or "ok"
     metrics.WEBHOOK_SECONDS.labels("decision", outcome).observe(answer.elapsed_ms / 1000)
     return answer
 
 
-def _ask(url: str, secret: str, decision: dict[str, Any], timeout: float) -> Answer:
-    payload = {"protocol_version": PROTOCOL_VERSION, "type": "decision", **decision}
-    body = _dumps(payload)
+def _ask(url: str, secret: str, body: bytes, decision: dict[str, Any], timeout: float) -> Answer:
     headers = _headers(secret, body, **{"X-CYA-Decision": str(decision["decision_id"])})
     started = time.monotonic()
 
@@ -175,8 +191,10 @@ def _ask(url: str, secret: str, decision: dict[str, Any], timeout: float) -> Ans
         data = response.json()
     except ValueError:
         return Answer(None, MALFORMED, "the answer is not JSON", elapsed())
-    action = data.get("action") if isinstance(data, dict) else None
-    if not isinstance(action, dict):
+    if not isinstance(data, dict):
         return Answer(None, MALFORMED, 'the answer must be {"action": {...}}', elapsed())
-    note = data.get("note")
-    return Answer(action, None, "", elapsed(), note[:256] if isinstance(note, str) else "")
+    action = data.get("action")
+    debug = debug_note(data.get("debug", data.get("note")))  # "note": its older name
+    if not isinstance(action, dict):
+        return Answer(None, MALFORMED, 'the answer must be {"action": {...}}', elapsed(), debug)
+    return Answer(action, None, "", elapsed(), debug)

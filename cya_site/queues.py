@@ -39,6 +39,7 @@ TASK_CLASSES: Mapping[str, str] = {
     "bots.schedule_ladder": INTERACTIVE,
     "tournaments.pair_queues": INTERACTIVE,  # people waiting for a table
     "bots.sweep": INTERACTIVE,
+    "bots.expire_decision_logs": BATCH,
     "bots.play_match": BATCH,
     "bots.validate_version": BATCH,
     "tournaments.play_round": BATCH,

@@ -14,7 +14,7 @@ from django.db.models import F, Prefetch, QuerySet
 from accounts.models import User
 from games import store
 from games.engine import State, decision_object, observe
-from games.models import Game, Round, RoundScore, Seat
+from games.models import Event, Game, Round, RoundScore, Seat
 
 
 def overdue_decisions(now: datetime) -> QuerySet[Game]:
@@ -134,3 +134,13 @@ def replay_view(game: Game, seat: int | None, step: int) -> dict[str, Any]:
     for code in store.codes(game, 0, step):
         state = store.replay_one(state, code)
     return observe(state, seat)
+
+
+def decision_began(game_id: int, version: int) -> datetime | None:
+    """When the decision at ``version`` came: the log entry that made it (the deal for the
+    first); None if the log holds no such row (a playout's step, a fork's past)."""
+    return (
+        Event.objects.filter(game_id=game_id, seq=version)
+        .values_list("created_at", flat=True)
+        .first()
+    )

@@ -239,6 +239,41 @@ def penalty_give(
     return penalty
 
 
+@transaction.atomic
+def penalty_withdraw(*, penalty: Penalty, by: User, reason: str) -> Penalty:
+    """Withdraw a penalty given by mistake (organisers), with a reason everyone reads in
+    the change log: from now on it counts on neither standings clock; the clock of record
+    before now still shows it. Nothing is deleted.
+
+    Raises ``permission_denied`` (403), ``reason_required`` (422), ``already_withdrawn``
+    (409).
+    """
+    penalty = Penalty.objects.select_for_update().select_related("competitor").get(pk=penalty.pk)
+    competition = penalty.competition
+    _require_organiser(competition, by)
+    why = _reason(reason)
+    if penalty.withdrawn_at is not None:
+        raise DomainError(
+            "already_withdrawn",
+            _("This penalty was withdrawn already."),
+            {"penalty": penalty.pk},
+            status=409,
+        )
+    penalty.withdrawn_at = timezone.now()
+    penalty.withdrawn_by = by
+    penalty.withdraw_reason = why
+    penalty.save(update_fields=["withdrawn_at", "withdrawn_by", "withdraw_reason"])
+    log(
+        competition,
+        by,
+        "penalty_withdrawn",
+        penalty.competitor.name,
+        reason=why,
+        before={"kind": penalty.kind, "amount": penalty.amount},
+    )
+    return penalty
+
+
 def _check_amount(kind: str, amount: float) -> None:
     if kind == Penalty.Kind.POINTS:
         if not (math.isfinite(amount) and 0 < amount <= MAX_PENALTY_POINTS):

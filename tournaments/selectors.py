@@ -107,12 +107,14 @@ def penalties_at(
     after_round: int | None = None,
     night: GameNight | None = None,
 ) -> QuerySet[Penalty]:
-    """The penalties in force on the standings' two clocks: given by ``as_of`` (None: now),
-    at a night up to ``after_night`` or a round up to ``after_round``; with ``night``,
-    those given at that night only."""
+    """The penalties in force on the standings' two clocks: given by ``as_of`` (None: now)
+    and not withdrawn by then, at a night up to ``after_night`` or a round up to
+    ``after_round``; with ``night``, those given at that night only."""
     rows = Penalty.objects.filter(competition=competition)
-    if as_of is not None:
-        rows = rows.filter(created_at__lte=as_of)
+    if as_of is not None:  # given by then, and not withdrawn by then
+        rows = rows.filter(created_at__lte=as_of).exclude(withdrawn_at__lte=as_of)
+    else:
+        rows = rows.filter(withdrawn_at__isnull=True)
     if night is not None:
         rows = rows.filter(night=night)
     if after_night is not None:

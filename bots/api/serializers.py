@@ -9,7 +9,7 @@ from rest_framework import serializers
 from bots import ratings
 from bots.models import Bot, BotVersion, Match, MatchEntry, RatingChange, Strike
 from bots.strategies import STRATEGIES
-from cya_site.serializers import StrictInputSerializer, WebhookUrlField
+from cya_site.serializers import IdField, StrictInputSerializer, WebhookUrlField
 
 
 class BotCreateInputSerializer(StrictInputSerializer):
@@ -42,6 +42,10 @@ class AlertsInputSerializer(StrictInputSerializer):
         allow_blank=True,
         help_text='Told (POST, JSON) when a version of the bot is paused; "" for none',
     )
+
+
+class DecisionLogQuerySerializer(StrictInputSerializer):
+    game = IdField(help_text="The game whose decisions to read")
 
 
 class TokenInputSerializer(StrictInputSerializer):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -12,13 +14,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.models import User
-from bots import health, selectors, services
+from bots import decision_log, health, selectors, services
 from bots.api.filters import MatchFilter
 from bots.api.serializers import (
     AlertsInputSerializer,
     BotCreateInputSerializer,
     BotSerializer,
     BotTokenSerializer,
+    DecisionLogQuerySerializer,
     LeaderboardRowSerializer,
     MatchSerializer,
     StrikeSerializer,
@@ -137,6 +140,27 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[Bo
             )
         latest = selectors.bot_strikes(bot, STRIKES_SHOWN)
         return Response(StrikeSerializer(latest, many=True).data)
+
+    @extend_schema(
+        parameters=[DecisionLogQuerySerializer],
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        permission_classes=[IsAuthenticated],
+        filter_backends=[],
+        pagination_class=None,
+        url_path="decision-log",
+        query_serializer=DecisionLogQuerySerializer,
+    )
+    def decision_log(self, request: Request, pk: str) -> HttpResponse:
+        """The bot's decision log in one game, as NDJSON, one decision a line: the
+        request's size, the answer, the latency, any strike and the bot's debug note (its
+        owner only; docs/bot-protocol.md, "The decision log")."""
+        game = self.query_valid()["game"]
+        found = decision_log.bot_lines(bot=self.get_object(), game_id=game, user=_user(request))
+        return decision_log.download(found, f"game-{game}-bot-{pk}-decisions.ndjson")
 
 
 class LadderViewSet(ApiViewSet[BotVersion]):

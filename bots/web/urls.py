@@ -1,6 +1,6 @@
 from django.urls import path
 
-from bots.web import challenges, play, views
+from bots.web import challenges, decisions, play, views
 from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 
 urlpatterns = [
@@ -19,4 +19,9 @@ urlpatterns = [
     path("bots/<str:name>/alerts/", views.alerts_set, name="bot-alerts"),
     path("challenges/new/", challenges.challenge_new, name="challenge-new"),
     path("challenges/<id:pk>/", challenges.challenge_detail, name="challenge"),
+    path(
+        "bots/<str:name>/games/<id:game>/decision-log/",
+        decisions.download,
+        name="bot-decision-log",
+    ),
 ]

@@ -43,6 +43,11 @@ CHALLENGES_PER_DAY = env_int("CHALLENGES_PER_DAY", 20, minimum=1)
 # after another for this long (a game at least), then sends the rest as a new task, so a
 # batch worker is never held for minutes (bots.tasks.play_match).
 MATCH_SLICE_SECONDS = env_int("MATCH_SLICE_SECONDS", 5, minimum=0)
+# A bot's decision log (bots.decision_log: each answer, latency, strike and debug note,
+# shown only to its owner) is kept this many days, then deleted by bots.expire_decision_logs,
+# which beat runs every DECISION_LOG_SWEEP_SECONDS.
+DECISION_LOG_DAYS = env_int("DECISION_LOG_DAYS", 30, minimum=1)
+DECISION_LOG_SWEEP_SECONDS = env_int("DECISION_LOG_SWEEP_SECONDS", 3600, minimum=1)
 # Bots at people's tables move one at a time, this long after the change before: people
 # follow their moves one by one (bots.tables).
 BOT_MOVE_DELAY_MS = env_int("BOT_MOVE_DELAY_MS", 800, minimum=0)
@@ -75,6 +80,10 @@ CELERY_BEAT_SCHEDULE = {
     "deadlines": {"task": "games.sweep_deadlines", "schedule": float(SWEEP_EVERY_SECONDS)},
     "turns": {"task": "bots.check_turns", "schedule": float(TURN_CHECK_SECONDS)},
     "pairing": {"task": "tournaments.pair_queues", "schedule": float(PAIRING_EVERY_SECONDS)},
+    "decision_logs": {
+        "task": "bots.expire_decision_logs",
+        "schedule": float(DECISION_LOG_SWEEP_SECONDS),
+    },
 }
 
 # Outgoing webhooks (bots' and clubs', cya_site.outbound) reach only public addresses, and

@@ -156,6 +156,16 @@ class ActionInputSerializer(StrictInputSerializer):
     version = serializers.IntegerField(
         min_value=0, help_text="The version of the decision this action answers"
     )
+    debug = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=65536,
+        help_text=(
+            "A bot's note on this decision, kept in its decision log for its owner only "
+            "(cut to 1 KiB of UTF-8); ignored for people"
+        ),
+    )
 
 
 class AbortInputSerializer(StrictInputSerializer):

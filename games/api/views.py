@@ -188,6 +188,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             action=data.validated_data["action"],
             version=data.validated_data["version"],
             key=idempotency_key(request) or None,
+            debug=data.validated_data.get("debug", ""),
         )
         body = {
             "entry": result.entry,

@@ -18,7 +18,7 @@ from django.utils import timezone
 from accounts.models import User
 from cya_site import metrics
 from cya_site.errors import DomainError
-from games import notify, selectors, store
+from games import notify, selectors, signals, store
 from games.engine import State, action_from_json, action_to_json, apply
 from games.models import Event, Game, Playout, Seat
 from games.services import announce, checks, progress
@@ -33,8 +33,12 @@ def action_submit(
     version: int,
     key: str | None = None,
     origin: Event.Origin = Event.Origin.API,
+    debug: str = "",
 ) -> ActionResult:
     """Apply one action for the user's seat, if it answers the decision at ``version``.
+
+    A bot acting through the API is announced (``signals.bot_acted``, with its ``debug``
+    note): its owner's decision log keeps the decision.
 
     A retry carrying a ``key`` (Idempotency-Key) that was already applied gets the
     original result and applies nothing. A submission for any other version than the
@@ -52,6 +56,15 @@ def action_submit(
         metrics.ACTIONS_REFUSED.labels(getattr(error, "code", "error")).inc()
         raise
     metrics.ACTIONS_SUBMITTED.labels(origin).inc()
+    if origin == Event.Origin.API and user.is_bot and not result.replayed:
+        signals.bot_acted.send(
+            Game,
+            game_id=game_id,
+            seat=result.seat.number,
+            version=version,
+            action=action,
+            debug=debug,
+        )
     return result
 
 

@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from cya_site import routes as _routes  # noqa: F401 - registers the <id:...> converter
 from cya_site.forms import PageForm
-from games import selectors
+from games import decision_logs, selectors
 from games.models import Game
 from games.web.context import ENDED, names, not_found, table_context
 
@@ -84,8 +84,13 @@ def replay_context(
     entries = selectors.public_events(
         game, -1 if moves else step - 1, game.version + 1 if moves else 1
     )
+    logs = decision_logs.shown(game.pk, request.user)  # the viewer's own bots' only
     steps = [
-        {"step": e["seq"], "words": " ".join(story.sentence(ev) for ev in e["events"])}
+        {
+            "step": e["seq"],
+            "words": " ".join(story.sentence(ev) for ev in e["events"]),
+            "log": _log_lines(logs, e["seq"], seat_names),
+        }
         for e in entries
     ]
     context.update(
@@ -97,9 +102,23 @@ def replay_context(
         seat_query="" if seat is None else f"&seat={seat}",
         move_list=steps if moves else [],
         step_events=next((s["words"] for s in steps if s["step"] == step), ""),
+        step_log=_log_lines(logs, step, seat_names),
+        log_downloads=logs.downloads,
         step_json=json.dumps(next((e["events"] for e in entries if e["seq"] == step), [])),
     )
     return context, 200
+
+
+def _log_lines(logs: decision_logs.Shown, step: int, seat_names: list[str]) -> list[dict[str, Any]]:
+    """The decision-log lines whose answer made ``step``'s move, ready to show."""
+    return [
+        {
+            **line,
+            "seat_name": seat_names[line["seat"]],
+            "answer_json": "" if line["answer"] is None else json.dumps(line["answer"]),
+        }
+        for line in logs.by_step.get(step, ())
+    ]
 
 
 def _replayable(request: HttpRequest, pk: int) -> Game | HttpResponse:

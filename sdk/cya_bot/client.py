@@ -7,7 +7,8 @@ It uses the platform's public API (docs/games.md) with the bot's token:
 - ``GET /api/v1/games/?mine=true&status=active`` finds the games the bot sits in;
 - per game, ``GET .../decision/`` says whether the bot must act; when it need not,
   ``GET .../wait/?after=<version>`` long-polls until the game changes (no busy polling);
-- ``POST .../actions/`` answers ``{"action", "version"}`` with an ``Idempotency-Key``.
+- ``POST .../actions/`` answers ``{"action", "version"}`` (and ``debug``, the note
+  ``decide`` returned, if any) with an ``Idempotency-Key``.
 
 Network errors, 429 and 5xx answers are retried with backoff. An action is retried with
 the same Idempotency-Key, so a retry of an action that did arrive applies nothing.
@@ -171,9 +172,11 @@ class PullClient:
             log.exception("stopped playing game %s", game_id)
 
     def _answer(self, path: str, decision: Decision) -> None:
-        action = answer_of(self.decide(decision))["action"]
+        answer = answer_of(self.decide(decision))
         key = f"{decision['decision_id']}-{uuid.uuid4().hex}"
-        body = {"action": action, "version": decision["version"]}
+        body = {"action": answer["action"], "version": decision["version"]}
+        if "debug" in answer:  # kept in the bot's decision log, for its owner
+            body["debug"] = answer["debug"]
         try:
             self._call("POST", f"{path}/actions/", body=body, headers={"Idempotency-Key": key})
         except ApiError as error:

@@ -56,7 +56,7 @@ class Choice:
     action: dict[str, Any] | None  # the action as the bot answered it (None: no action)
     fault: str = ""  # "", ERROR, MALFORMED or ILLEGAL
     detail: str = ""
-    note: str = ""
+    debug: str = ""  # the bot's debug note, as the platform keeps it
     elapsed_ms: float = 0.0
 
 
@@ -85,7 +85,7 @@ def ask(
     except EngineError as error:
         kind = MALFORMED if error.code == "malformed_action" else ILLEGAL
         return _fault(state, action, kind, f"{error.code}: {error}", started)
-    return Choice(code, action, note=answer.get("note", ""), elapsed_ms=elapsed_ms)
+    return Choice(code, action, debug=answer.get("debug", ""), elapsed_ms=elapsed_ms)
 
 
 def _fault(

@@ -11,7 +11,7 @@ A bot is named on the command line as
   decision signed with ``secret`` as the platform signs it.
 
 Each becomes a ``Decide``: decision object in, ``decide``'s return value out (an action,
-or ``{"action": ..., "note": ...}``).
+or ``{"action": ..., "debug": ...}``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ PROTOCOL_VERSION = 1
 SIGNATURE_PREFIX = "sha256="
 DEFAULT_TOLERANCE = 300  # seconds: older (or further future) timestamps are replays
 MAX_BODY_BYTES = 1 << 20
-MAX_NOTE = 256
+MAX_DEBUG_BYTES = 1024  # the platform keeps this much of a debug note (bytes of UTF-8)
 
 Decision = dict[str, Any]
 Decide = Callable[[Decision], Mapping[str, Any]]
@@ -68,16 +68,27 @@ def answer_of(choice: Mapping[str, Any]) -> dict[str, Any]:
     """The response body for what ``decide`` returned: an action, or a whole answer.
 
     ``decide`` may return the action itself (``{"type": "discard", ...}``) or the answer
-    with a note for the bot's owner (``{"action": {...}, "note": "why"}``).
+    with a debug note for the bot's owner (``{"action": {...}, "debug": "why"}``), which
+    the platform keeps in the bot's decision log, cut to 1 KiB (``note``, its older name,
+    is sent as ``debug``).
     """
     if "type" in choice:
         return {"action": dict(choice)}
     if isinstance(choice.get("action"), Mapping):
         answer: dict[str, Any] = {"action": dict(choice["action"])}
-        if isinstance(choice.get("note"), str):
-            answer["note"] = choice["note"][:MAX_NOTE]
+        debug = choice.get("debug", choice.get("note"))
+        if isinstance(debug, str):
+            answer["debug"] = debug_note(debug)
         return answer
     raise TypeError('decide must return an action {"type": ...} or {"action": {...}}')
+
+
+def debug_note(text: str) -> str:
+    """A debug note cut to MAX_DEBUG_BYTES of UTF-8, never inside a character."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= MAX_DEBUG_BYTES:
+        return text
+    return encoded[:MAX_DEBUG_BYTES].decode("utf-8", "ignore")
 
 
 class BotServer:

@@ -13,7 +13,7 @@ import { TOLERANCE_SECONDS, verify } from './signature.js';
 
 export const PROTOCOL_VERSION = 1;
 export const MAX_BODY_BYTES = 1 << 20;
-export const MAX_NOTE = 256;
+export const MAX_DEBUG_BYTES = 1024; // the platform keeps this much of a debug note
 
 /** An http.Server for the bot; call .listen(port, host) to serve. */
 export function createBotServer({
@@ -72,14 +72,28 @@ export function createBotServer({
   return server;
 }
 
-/** decide may return the action itself, or {action, note} to leave a note (256 characters). */
+/**
+ * decide may return the action itself, or {action, debug} to leave a debug note in the
+ * bot's decision log, which only its owner sees beside the replay (cut to 1 KiB of UTF-8;
+ * `note`, its older name, is sent as `debug`).
+ */
 export function answerOf(choice) {
   if (choice && typeof choice === 'object' && !('type' in choice) && 'action' in choice) {
     const answer = { action: choice.action };
-    if (typeof choice.note === 'string') answer.note = choice.note.slice(0, MAX_NOTE);
+    const debug = choice.debug ?? choice.note;
+    if (typeof debug === 'string') answer.debug = debugNote(debug);
     return answer;
   }
   return { action: choice };
+}
+
+/** A debug note cut to MAX_DEBUG_BYTES of UTF-8, never inside a character. */
+export function debugNote(text) {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= MAX_DEBUG_BYTES) return text;
+  let end = MAX_DEBUG_BYTES;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1; // back to a character's start
+  return bytes.subarray(0, end).toString('utf8');
 }
 
 function readBody(request, done) {

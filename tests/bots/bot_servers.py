@@ -277,7 +277,7 @@ def answer_legal(delay: float = 0.0) -> Behaviour:
     def behave(bot: BotServer, decision: dict[str, Any]) -> Reply:
         if delay:
             time.sleep(delay)
-        return Reply.json({"action": legal_choice(decision), "note": "good"})
+        return Reply.json({"action": legal_choice(decision), "debug": "good"})
 
     return behave
 

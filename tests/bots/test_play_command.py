@@ -98,7 +98,7 @@ def test_a_good_webhook_bot_answers_each_of_its_decisions_in_time(
     def decide(decision: dict[str, Any]) -> Any:
         with lock:
             received.append(decision)
-        return {"action": first_pair(decision), "note": f"decision {decision['decision_id']}"}
+        return {"action": first_pair(decision), "debug": f"decision {decision['decision_id']}"}
 
     url = bot(decide)
     output = play(
@@ -115,7 +115,7 @@ def test_a_good_webhook_bot_answers_each_of_its_decisions_in_time(
         (2000, 1, "decision")
     }
     assert received[0]["time_bank_ms"] == 3000
-    assert "note 'decision 1:" in output  # -v 2 prints each answer with its note
+    assert "debug 'decision 1:" in output  # -v 2 prints each answer with its debug note
     assert "STRIKE" not in output
 
 

@@ -262,11 +262,14 @@ def test_the_api_decision_is_the_same_object_without_the_webhook_envelope() -> N
 # --- answers and handshakes ------------------------------------------------------------
 
 
-def test_answers_with_any_legal_action_and_a_note_match() -> None:
+def test_answers_with_any_legal_action_and_a_debug_note_match() -> None:
     _, actions, _ = _sampled()
     for action in actions[:50]:
         assert _errors("answer", {"action": action}) == []
-    assert _errors("answer", {"action": actions[0], "note": "x" * 256}) == []
+    assert _errors("answer", {"action": actions[0], "debug": "why"}) == []
+    # a longer note is cut to 1 KiB, not refused; "note" is its older name
+    assert _errors("answer", {"action": actions[0], "debug": "x" * 5000}) == []
+    assert _errors("answer", {"action": actions[0], "note": "x" * 300}) == []
 
 
 @pytest.mark.parametrize(
@@ -278,7 +281,8 @@ def test_answers_with_any_legal_action_and_a_note_match() -> None:
         {"action": {"type": "discard", "card": "joker"}},
         {"action": {"type": "concede", "card": "gold"}},
         {"action": {"type": "resign", "seat": 0}},
-        {"action": {"type": "concede"}, "note": "x" * 257},
+        {"action": {"type": "concede"}, "debug": ["not", "a string"]},
+        {"action": {"type": "concede"}, "note": 7},
         {"action": {"type": "concede"}, "extra": True},
     ],
 )

@@ -82,14 +82,22 @@ def test_decide_gets_the_platforms_exact_body_which_matches_the_schema(
     assert {b["decision_ms"] for b in received} == {800}
 
 
-def test_decide_may_answer_with_a_note_which_is_cut_to_256_characters(
+def test_decide_may_answer_with_a_debug_note_which_is_cut_to_one_kib(
     serve: Callable[[Decide], BotServer],
 ) -> None:
-    server = serve(lambda d: {"action": d["legal_actions"][0], "note": "n" * 300})
+    server = serve(lambda d: {"action": d["legal_actions"][0], "debug": "é" * 600})
     answer, payload = _ask(server.url)
     assert answer.fault is None
     assert answer.action == payload["legal_actions"][0]
-    assert answer.note == "n" * 256
+    assert answer.debug == "é" * 512  # 1,024 bytes of UTF-8, never half a character
+
+
+def test_a_note_under_its_older_name_is_sent_as_the_debug_note(
+    serve: Callable[[Decide], BotServer],
+) -> None:
+    server = serve(lambda d: {"action": d["legal_actions"][0], "note": "why"})
+    answer, _ = _ask(server.url)
+    assert answer.debug == "why"
 
 
 def test_a_failing_decide_is_a_500_for_the_platform(

@@ -25,7 +25,7 @@ from pytest_django.live_server_helper import LiveServer
 from referencing import Registry, Resource
 
 from accounts.models import User
-from bots import runner, services
+from bots import decision_log, runner, services
 from bots.models import Bot, BotVersion, Match, SeatControl
 from bots.validation import builtin_versions
 from cya_bot import PullClient
@@ -230,3 +230,21 @@ def test_the_client_retries_a_lost_answer_with_its_key_and_stops_when_told(
 def test_the_client_finds_only_the_active_games_it_sits_in(base_url: str, table: Table) -> None:
     with PullClient(base_url, table.token, lambda d: d["legal_actions"][0]) as client:
         assert client.active_games() == [table.game.pk]
+
+
+def test_the_clients_debug_notes_reach_its_owners_decision_log(base_url: str, table: Table) -> None:
+    def decide(decision: dict[str, Any]) -> dict[str, Any]:
+        return {"action": decision["legal_actions"][0], "debug": f"at {decision['version']}"}
+
+    client = PullClient(base_url, table.token, decide, wait_seconds=1, games_every=0.2)
+    runner_thread = threading.Thread(target=client.run, name="pull-client")
+    runner_thread.start()
+    try:
+        table.wait_for(ENOUGH)
+    finally:
+        client.stop()
+        runner_thread.join(timeout=10)
+        client.close()
+    lines = decision_log.lines(table.game.pk, [table.seat])
+    assert len(lines) >= ENOUGH
+    assert [line["debug"] for line in lines] == [f"at {line['version']}" for line in lines]

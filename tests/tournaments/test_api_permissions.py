@@ -23,7 +23,7 @@ from games.engine import RuleSet
 from games.models import Game
 from tests.factories import UserFactory
 from tests.tournaments.conftest import QUICK, Club, recorded_game
-from tournaments import nights, recording, running
+from tournaments import discipline, nights, recording, running
 from tournaments.models import (
     ChangeLog,
     CheckIn,
@@ -63,6 +63,7 @@ class World:
     game: Game  # alice and bob's recorded table, round 1 entered by alice
     draft: Tournament  # olga's, taking entrants (alice and bob entered)
     running: Tournament  # olga's, round 1 playing
+    penalty: Penalty  # olga gave Alice, in the season
 
 
 @pytest.fixture
@@ -81,7 +82,11 @@ def world(club: Club, olga: User, alice: User, bob: User) -> World:
     running.tournament_start(tournament=tournaments[1], by=olga)
     for name in ("Alice", "Bob"):
         nights.night_check_in(night=club.night, by=olga, member=Member.objects.get(name=name))
-    return World(club, game, tournaments[0], tournaments[1])
+    penalty = discipline.penalty_give(
+        competition=club.competition, by=olga, competitor=club.players["Alice"],
+        kind="points", amount=0.25, reason="slow play",
+    )  # fmt: skip
+    return World(club, game, tournaments[0], tournaments[1], penalty)
 
 
 @pytest.fixture
@@ -339,6 +344,13 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
             {"competitor": ids["Bob"], "kind": "points", "amount": 0.5, "reason": "late"},
             organisers_only(201),
         ),
+        (
+            "withdraw a penalty",
+            "post",
+            f"/api/v1/competitions/{comp}/penalties/withdraw/",
+            {"penalty": w.penalty.pk, "reason": "a mistake"},
+            organisers_only(200),
+        ),
         ("list tournaments", "get", "/api/v1/tournaments/", None, PUBLIC),
         ("read a tournament", "get", f"/api/v1/tournaments/{w.draft.pk}/", None, PUBLIC),
         (
@@ -378,7 +390,8 @@ NAMES = (
     "add a competitor",
     "standings", "standings as CSV", "games", "change log", "subscribe a webhook",
     "score sheet", "enter a round", "vote on a round", "correct a round", "substitutes",
-    "seat a substitute", "penalties", "give a penalty", "list tournaments",
+    "seat a substitute", "penalties", "give a penalty", "withdraw a penalty",
+    "list tournaments",
     "read a tournament", "create a tournament", "start a tournament", "advance a round",
 )  # fmt: skip
 
@@ -425,7 +438,8 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
         "night-desk", "night-clock", "league-change-settings", "recorded-game-substitutes",
-        "competition-penalties", "member-games", "member-club-games",
+        "competition-penalties", "competition-penalty-withdraw", "member-games",
+        "member-club-games",
         # public reads and one's own queue: their permissions are tested beside them
         # (tests/tournaments/test_players.py, test_quickplay.py)
         "player-detail", "player-head-to-head", "member-profile", "player-games",

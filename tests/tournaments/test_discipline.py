@@ -423,3 +423,108 @@ def test_a_tournament_penalty_counts_from_its_latest_round(
     rows = {r["name"]: r for r in selectors.standings(cup.competition, after_round=1)}
     assert rows[competitor.name]["points"] == -1.0
     assert rows[competitor.name]["rank"] == 2
+
+
+# --- withdrawing a penalty given by mistake -----------------------------------------------
+
+
+def test_a_withdrawn_penalty_stops_counting_and_the_clock_of_record_still_shows_it(
+    club: Club, olga: User, played: Game
+) -> None:
+    with time_machine.travel(GIVEN, tick=False):
+        penalty = discipline.penalty_give(
+            competition=club.competition, by=olga, competitor=club.players["Alice"],
+            kind="points", amount=0.75, reason="slow play", night=club.night,
+        )  # fmt: skip
+    withdrawn_at = GIVEN + dt.timedelta(hours=1)
+    with time_machine.travel(withdrawn_at, tick=False):
+        discipline.penalty_withdraw(penalty=penalty, by=olga, reason="it was Bob")
+
+    assert standing(club, "Alice")["penalty_points"] == 0.0
+    assert standing(club, "Alice", after_night=dt.date(2026, 3, 3))["penalty_points"] == 0.0
+    # as recorded in between, the standings had it
+    between = standing(club, "Alice", as_of=withdrawn_at - dt.timedelta(minutes=1))
+    assert between["penalty_points"] == 0.75
+    assert standing(club, "Alice", as_of=withdrawn_at)["penalty_points"] == 0.0
+    log = ChangeLog.objects.get(action="penalty_withdrawn")
+    assert (log.reason, log.before) == ("it was Bob", {"kind": "points", "amount": 0.75})
+    assert Penalty.objects.filter(pk=penalty.pk).exists()  # kept, never deleted
+
+
+def test_a_penalty_is_withdrawn_once_by_an_organiser_with_a_reason(
+    club: Club, olga: User, played: Game, alice: User
+) -> None:
+    penalty = discipline.penalty_give(
+        competition=club.competition, by=olga, competitor=club.players["Bob"],
+        kind="dollars", amount=50_000, reason="card shown",
+    )  # fmt: skip
+
+    with pytest.raises(DomainError) as not_organiser:
+        discipline.penalty_withdraw(penalty=penalty, by=alice, reason="please")
+    with pytest.raises(DomainError) as no_reason:
+        discipline.penalty_withdraw(penalty=penalty, by=olga, reason="  ")
+    discipline.penalty_withdraw(penalty=penalty, by=olga, reason="a mistake")
+    with pytest.raises(DomainError) as again:
+        discipline.penalty_withdraw(penalty=penalty, by=olga, reason="a mistake")
+
+    assert (not_organiser.value.code, not_organiser.value.http_status) == ("permission_denied", 403)
+    assert no_reason.value.code == "reason_required"
+    assert (again.value.code, again.value.http_status) == ("already_withdrawn", 409)
+
+
+def test_the_api_withdraws_a_penalty(
+    club: Club,
+    olga: User,
+    played: Game,
+    api: APIClient,
+    api_as: Callable[[User], APIClient],
+    alice: User,
+) -> None:
+    penalty = discipline.penalty_give(
+        competition=club.competition, by=olga, competitor=club.players["Alice"],
+        kind="points", amount=0.5, reason="slow play",
+    )  # fmt: skip
+    url = f"/api/v1/competitions/{club.competition.pk}/penalties/withdraw/"
+    body = {"penalty": penalty.pk, "reason": "misheard"}
+
+    anonymous = api.post(url, body, format="json")
+    player = api_as(alice).post(url, body, format="json")
+    unknown = api_as(olga).post(url, {**body, "penalty": penalty.pk + 1000}, format="json")
+    withdrawn = api_as(olga).post(url, body, format="json")
+    again = api_as(olga).post(url, body, format="json")
+
+    assert anonymous.status_code == 401
+    assert (player.status_code, player.json()["code"]) == (403, "permission_denied")
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "not_found")
+    assert withdrawn.status_code == 200, withdrawn.content
+    assert withdrawn.json()["withdraw_reason"] == "misheard"
+    assert withdrawn.json()["withdrawn_at"] is not None
+    assert (again.status_code, again.json()["code"]) == (409, "already_withdrawn")
+    listed = api.get(f"/api/v1/competitions/{club.competition.pk}/penalties/").json()
+    assert listed == []  # only penalties in force
+
+
+def test_the_desk_withdraws_a_penalty_and_a_refusal_keeps_what_was_typed(
+    club: Club, olga: User, played: Game, client: Client
+) -> None:
+    penalty = discipline.penalty_give(
+        competition=club.competition, by=olga, competitor=club.players["Bob"],
+        kind="points", amount=0.5, reason="phone at the table", night=club.night,
+    )  # fmt: skip
+    client.force_login(olga)
+    desk = f"/nights/{club.night.pk}/desk/"
+    url = f"/nights/{club.night.pk}/penalty/withdraw/"
+    assert "Withdraw a penalty" in text(client.get(desk).content)
+
+    refused = client.post(url, {"penalty": penalty.pk, "reason": ""})
+    withdrawn = client.post(url, {"penalty": penalty.pk, "reason": "it was someone else"})
+
+    assert refused.status_code == 400
+    assert 'id="withdraw_reason"' in refused.content.decode()
+    assert withdrawn.status_code == 302
+    assert withdrawn["Location"].endswith(f"{desk}#discipline")
+    page = text(client.get(desk).content)
+    assert "phone at the table" not in page
+    assert "Withdraw a penalty" not in page  # none left tonight
+    standings = text(client.get(f"/seasons/{club.season.pk}/standings/").content)
+    assert "phone at the table" not in standings

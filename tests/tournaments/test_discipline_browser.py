@@ -14,8 +14,8 @@ from games.models import Game
 from tests.browser import SCREENSHOTS
 from tests.factories import DEFAULT_PASSWORD, UserFactory
 from tests.tournaments.test_desk_browser import QUICK, sign_in_as_olga
-from tournaments import nights, recording, roster, services, tables
-from tournaments.models import GameNight, Substitution
+from tournaments import discipline, nights, recording, roster, services, tables
+from tournaments.models import ChangeLog, GameNight, Substitution
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PHONE = {"width": 360, "height": 740}
@@ -82,3 +82,33 @@ def test_the_desk_seats_a_substitute_and_penalises_on_a_phone(
     expect(page.locator(".discipline-list")).to_contain_text(f"Eve for {leaving.name}")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.screenshot(path=str(SCREENSHOTS / "discipline-standings-360.png"), full_page=True)
+
+
+def test_a_penalty_given_by_mistake_is_withdrawn_from_the_desk_on_a_phone(
+    open_page: Callable[..., Page], night: GameNight
+) -> None:
+    competition = night.season.competition
+    ada = competition.competitors.get(name="ada")
+    discipline.penalty_give(
+        competition=competition, by=night.season.league.created_by, competitor=ada,
+        kind="points", amount=0.5, reason="Phone at the table", night=night,
+    )  # fmt: skip
+    page = open_page(f"/nights/{night.pk}/desk/", size=PHONE)
+    sign_in_as_olga(page)
+    expect(page.locator("ul.penalties")).to_contain_text("Phone at the table")
+
+    page.get_by_text("Withdraw a penalty").click()
+    page.get_by_label("Penalty", exact=True).select_option(label="ada: Phone at the table")
+    page.locator("#withdraw_reason").fill("It was someone else's phone")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#discipline").scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "discipline-withdraw-360.png"), full_page=True)
+    page.get_by_role("button", name="Withdraw the penalty").click()
+
+    expect(page.locator(".messages, .notice").first).to_contain_text(
+        "The penalty of ada is withdrawn"
+    )
+    expect(page.locator("#discipline")).not_to_contain_text("Phone at the table")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    withdrawn = ChangeLog.objects.get(competition=competition, action="penalty_withdrawn")
+    assert withdrawn.reason == "It was someone else's phone"

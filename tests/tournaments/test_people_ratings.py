@@ -130,7 +130,7 @@ def test_a_result_that_changes_sends_the_club_rating_task_and_pages_only_read(
 ) -> None:
     sent: list[tuple[str, tuple[Any, ...]]] = []  # what the worker would be given
     monkeypatch.setattr(
-        results.dispatch, "send_on_commit", lambda task, args: sent.append((task.name, args))
+        dispatch, "send_on_commit", lambda task, args: sent.append((task.name, args))
     )
     _settle(club, olga, [(["Alice", "Bob"], [300_000, 100_000])])
     league = club.season.league

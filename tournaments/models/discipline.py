@@ -67,6 +67,13 @@ class Penalty(models.Model):
     )
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    # A penalty given by mistake is withdrawn, never deleted: from then on it counts on
+    # neither clock, and the clock of record before then still shows it.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    withdraw_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ("competition", "created_at", "id")

@@ -22,8 +22,8 @@ from django.views.decorators.http import require_POST
 from cya_site.errors import DomainError
 from games.models import Game
 from tournaments import clocks, desk, discipline, selectors
-from tournaments.models import GameNight
-from tournaments.web.forms import ClockForm, PenaltyForm, SubstituteForm
+from tournaments.models import GameNight, Penalty
+from tournaments.web.forms import ClockForm, PenaltyForm, PenaltyWithdrawForm, SubstituteForm
 from tournaments.web.pages import signed_in
 
 DESK_REFRESH_SECONDS = 5
@@ -51,20 +51,28 @@ def _discipline(
     found: desk.Desk,
     substitute: SubstituteForm | None = None,
     penalty: PenaltyForm | None = None,
+    withdraw: PenaltyWithdrawForm | None = None,
 ) -> dict[str, Any]:
-    """The desk's substitute and penalty forms (or the ones refused, as typed), and
-    tonight's substitutes and penalties."""
+    """The desk's substitute, penalty and withdrawal forms (or the one refused, as
+    typed), and tonight's substitutes and penalties."""
     competition = night.season.competition
     members = list(night.season.league.members.order_by(Lower("name")).values_list("pk", "name"))
     competitors = list(competition.competitors.order_by(Lower("name")).values_list("pk", "name"))
+    penalties = list(selectors.penalties_at(competition, None, night=night))
     return {
         "substitute_form": substitute or SubstituteForm(seats=_seats(found), members=members),
         "penalty_form": penalty or PenaltyForm(competitors=competitors),
+        "withdraw_form": withdraw or PenaltyWithdrawForm(penalties=_withdrawable(penalties)),
         "substitutions": discipline.substitutions_of(competition)
         .filter(game__competition_entries__night=night)
         .distinct(),
-        "penalties": selectors.penalties_at(competition, None, night=night),
+        "penalties": penalties,
     }
+
+
+def _withdrawable(penalties: list[Penalty]) -> list[tuple[int, str]]:
+    """Tonight's penalties in force, as the withdrawal form names them."""
+    return [(p.pk, f"{p.competitor.name}: {p.reason}") for p in penalties]
 
 
 def _context(request: HttpRequest, pk: int) -> tuple[GameNight, dict[str, Any] | None]:
@@ -177,6 +185,35 @@ def night_penalty(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/desk.html", context, status=400)
 
 
+@require_POST
+@login_required
+def night_penalty_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    """Withdraw one of tonight's penalties given by mistake (organisers), back to the
+    desk; refused, the desk again with the reason beside the field."""
+    night, context = _context(request, pk)
+    if context is None:
+        return _refused(request)
+    competition = night.season.competition
+    penalties = list(selectors.penalties_at(competition, None, night=night))
+    form = PenaltyWithdrawForm(request.POST, penalties=_withdrawable(penalties))
+    if form.is_valid():
+        penalty = next(p for p in penalties if p.pk == form.cleaned_data["penalty"])
+        try:
+            discipline.penalty_withdraw(
+                penalty=penalty, by=signed_in(request), reason=form.cleaned_data["reason"]
+            )
+        except DomainError as error:
+            form.refuse(error)
+        else:
+            messages.success(
+                request,
+                _("The penalty of %(name)s is withdrawn.") % {"name": penalty.competitor.name},
+            )
+            return redirect(f"{reverse('night-desk', args=[night.pk])}#discipline")
+    context.update(_discipline(night, context["desk"], withdraw=form))
+    return render(request, "tournaments/desk.html", context, status=400)
+
+
 @login_required
 def night_desk_live(request: HttpRequest, pk: int) -> HttpResponse:
     """The desk's refreshing part."""
@@ -215,5 +252,10 @@ urlpatterns = [
     path("nights/<id:pk>/clock/", night_clock_change, name="night-clock"),
     path("nights/<id:pk>/substitute/", night_substitute, name="night-substitute"),
     path("nights/<id:pk>/penalty/", night_penalty, name="night-penalty"),
+    path(
+        "nights/<id:pk>/penalty/withdraw/",
+        night_penalty_withdraw,
+        name="night-penalty-withdraw",
+    ),
     path("nights/<id:pk>/clock/live/", night_clock_live, name="night-clock-live"),
 ]

@@ -342,3 +342,22 @@ class PenaltyForm(PageForm):
         kwargs.setdefault("auto_id", "penalty_%s")  # beside the substitute form: ids apart
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["competitor"]).choices = list(competitors)
+
+
+class PenaltyWithdrawForm(PageForm):
+    """Withdraw one of tonight's penalties, given by mistake, with a public reason."""
+
+    error_fields: ClassVar[Mapping[str, str]] = {
+        "reason_required": "reason",
+        "already_withdrawn": "penalty",
+    }
+
+    penalty = forms.TypedChoiceField(label=_("Penalty"), coerce=int)
+    reason = forms.CharField(label=_("Why (everyone reads it)"), max_length=500)
+
+    def __init__(
+        self, *args: Any, penalties: Sequence[tuple[int, str]] = (), **kwargs: Any
+    ) -> None:
+        kwargs.setdefault("auto_id", "withdraw_%s")  # beside the other forms: ids apart
+        super().__init__(*args, **kwargs)
+        cast(forms.ChoiceField, self.fields["penalty"]).choices = list(penalties)

@@ -99,7 +99,7 @@ class Command(BaseCommand):
         self, game: int, seat: int, version: int, answer: webhook.Answer, verdict: runner.Verdict
     ) -> None:
         said = json.dumps(answer.action) if answer.fault is None else answer.fault
-        note = f" note {answer.note!r}" if answer.note else ""
+        note = f" debug {answer.debug!r}" if answer.debug else ""
         fault = f" STRIKE {verdict.fault}: {verdict.detail}" if verdict.fault else ""
         self.stdout.write(
             f"  game {game} seat {seat} v{version}: {said} in {answer.elapsed_ms} ms{note}{fault}"

@@ -68,9 +68,12 @@ test('answers 400 to a body that is not a decision, and 500 when decide throws',
   }
 });
 
-test('answers an action, or an action with a note cut to 256 characters', () => {
+test('answers an action, or an action with a debug note cut to 1 KiB of UTF-8', () => {
   const action = { type: 'concede' };
   assert.deepEqual(answerOf(action), { action });
-  assert.deepEqual(answerOf({ action, note: 'why' }), { action, note: 'why' });
-  assert.equal(answerOf({ action, note: 'x'.repeat(300) }).note.length, 256);
+  assert.deepEqual(answerOf({ action, debug: 'why' }), { action, debug: 'why' });
+  assert.deepEqual(answerOf({ action, note: 'old name' }), { action, debug: 'old name' });
+  assert.equal(answerOf({ action, debug: 'x'.repeat(2000) }).debug.length, 1024);
+  const cut = answerOf({ action, debug: 'a' + '€'.repeat(400) }).debug; // € is 3 bytes
+  assert.equal(cut, 'a' + '€'.repeat(341));
 });

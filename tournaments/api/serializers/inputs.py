@@ -80,6 +80,13 @@ class PenaltyInputSerializer(StrictInputSerializer):
     night = IdField(required=False, allow_null=True, default=None)
 
 
+class PenaltyWithdrawInputSerializer(StrictInputSerializer):
+    """Withdraw a penalty given by mistake, with a public reason."""
+
+    penalty = IdField()
+    reason = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+
+
 class OrganiserInputSerializer(StrictInputSerializer):
     username = serializers.CharField(max_length=150)
 

@@ -328,6 +328,8 @@ class PenaltySerializer(serializers.ModelSerializer[Penalty]):
             "round",
             "by",
             "created_at",
+            "withdrawn_at",
+            "withdraw_reason",
         )
         read_only_fields = fields
 

@@ -24,6 +24,7 @@ from tournaments import discipline, exports, running, selectors, services
 from tournaments.api.serializers.inputs import (
     CompetitorInputSerializer,
     PenaltyInputSerializer,
+    PenaltyWithdrawInputSerializer,
     StandingsQuerySerializer,
     WebhookInputSerializer,
 )
@@ -37,7 +38,7 @@ from tournaments.api.serializers.outputs import (
     WebhookCreatedSerializer,
 )
 from tournaments.api.views.lookups import roster_member, signed_in
-from tournaments.models import Competition, Competitor, GameNight
+from tournaments.models import Competition, Competitor, GameNight, Penalty
 
 
 class StandingsCSV(CSVRenderer):
@@ -237,6 +238,27 @@ class CompetitionViewSet(mixins.RetrieveModelMixin, ApiViewSet[Competition]):
             night=night,
         )
         return Response(PenaltySerializer(penalty).data, status=201)
+
+    @extend_schema(request=PenaltyWithdrawInputSerializer, responses={200: PenaltySerializer})
+    @action(detail=True, methods=["post"], url_path="penalties/withdraw")
+    def penalty_withdraw(self, request: Request, pk: str) -> Response:
+        """Withdraw a penalty given by mistake (organisers), with a reason everyone reads
+        in the change log: it no longer counts from now on. ``already_withdrawn`` (409)."""
+        data = PenaltyWithdrawInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        competition = self.get_object()
+        services.require_organiser(competition, signed_in(request))
+        penalty = Penalty.objects.filter(
+            competition=competition, pk=data.validated_data["penalty"]
+        ).first()
+        if penalty is None:
+            raise DomainError(
+                "not_found", "This competition has no such penalty.", {"field": "penalty"}, 404
+            )
+        penalty = discipline.penalty_withdraw(
+            penalty=penalty, by=signed_in(request), reason=data.validated_data["reason"]
+        )
+        return Response(PenaltySerializer(penalty).data)
 
     @extend_schema(request=WebhookInputSerializer, responses={201: WebhookCreatedSerializer})
     @action(detail=True, methods=["post"])
