@@ -17,6 +17,8 @@ class BotAdmin(admin.ModelAdmin[Bot]):
     list_display = ("name", "kind", "owner", "is_active", "created_at")
     list_filter = ("kind", "is_active")
     search_fields = ("name", "owner__username")
+    # set by its owner (the bot's page, the API), where the address is checked
+    readonly_fields = ("alert_url",)
     inlines = (VersionInline,)
 
 

@@ -12,7 +12,7 @@ checked by whatever reads them: the filters (cya_site/filters.py), the paginator
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from django.db.models import Model, QuerySet
@@ -81,12 +81,19 @@ class ApiViewSet(viewsets.GenericViewSet[_M]):
         return names
 
     def page_response(
-        self, rows: QuerySet[Any], serializer: type[serializers.BaseSerializer[Any]], **kwargs: Any
+        self,
+        rows: QuerySet[Any],
+        serializer: type[serializers.BaseSerializer[Any]],
+        *,
+        shape: Callable[[list[Any]], Iterable[Any]] | None = None,
+        **kwargs: Any,
     ) -> Response:
-        """One page of ``rows`` (a ``pages=True`` action), each serialized by ``serializer``."""
+        """One page of ``rows`` (a ``pages=True`` action), each serialized by ``serializer``;
+        ``shape`` turns the page's objects into what the serializer reads, if they are not."""
         page = self.paginate_queryset(rows)
         assert page is not None, "page_response needs a paginated view"
-        return self.get_paginated_response(serializer(page, many=True, **kwargs).data)
+        shaped = page if shape is None else shape(page)
+        return self.get_paginated_response(serializer(shaped, many=True, **kwargs).data)
 
 
 def query_check(params: Mapping[str, str], known: set[str]) -> None:

@@ -8,6 +8,7 @@ a roster guest, a ``Member`` with no account (only their recorded club games).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,10 +70,15 @@ def _results(player: Player) -> QuerySet[Result]:
     )
 
 
-def online_games(player: Player) -> list[dict[str, Any]]:
-    """The player's games outside competitions, newest first: people and bots alike."""
-    seats = _seats(player).select_related("game").order_by("-game__created_at", "-game_id")
-    rows = list(seats[:RECENT])
+def online_seats(player: Player) -> QuerySet[Seat]:
+    """The player's seats outside competitions, newest game first: people and bots alike.
+    The profile lists the first ``RECENT``; the paged lists page through the rest."""
+    return _seats(player).select_related("game").order_by("-game__created_at", "-game_id")
+
+
+def online_rows(seats: Iterable[Seat]) -> list[dict[str, Any]]:
+    """Each seat's game as a row: when, the table, place, dollars, rounds won, opponents."""
+    rows = list(seats)
     others = _names_at([s.game_id for s in rows])
     return [
         {
@@ -83,10 +89,16 @@ def online_games(player: Player) -> list[dict[str, Any]]:
             "table_size": s.game.seat_count,
             "place": s.place,
             "dollars": s.tally,
+            "rounds_won": s.round_wins,
             "opponents": [n for seat, n in others.get(s.game_id, []) if seat != s.number],
         }
         for s in rows
     ]
+
+
+def online_games(player: Player) -> list[dict[str, Any]]:
+    """The player's latest ``RECENT`` games outside competitions, newest first."""
+    return online_rows(online_seats(player)[:RECENT])
 
 
 def _names_at(game_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
@@ -97,13 +109,19 @@ def _names_at(game_ids: list[int]) -> dict[int, list[tuple[int, str]]]:
     return out
 
 
-def club_games(player: Player) -> list[dict[str, Any]]:
-    """The player's games at clubs (seasons' nights and tournaments), newest first."""
-    rows = (
+def club_results(player: Player) -> QuerySet[Result]:
+    """The player's results at clubs (seasons' nights and tournaments), newest game first.
+    The profile lists the first ``RECENT``; the paged lists page through the rest."""
+    return (
         _results(player)
         .select_related("competition", "night", "game", "competitor__member__league")
         .order_by("-game__created_at", "-game_id")
     )
+
+
+def club_rows(results: Iterable[Result]) -> list[dict[str, Any]]:
+    """Each result as a row: the competition, league and night, place, dollars, rounds won.
+    A recorded game has round scores, not an event log: these are all its figures."""
     return [
         {
             "game": r.game_id,
@@ -118,8 +136,13 @@ def club_games(player: Player) -> list[dict[str, Any]]:
             "dollars": r.dollars,
             "rounds_won": r.rounds_won,
         }
-        for r in rows[:RECENT]
+        for r in results
     ]
+
+
+def club_games(player: Player) -> list[dict[str, Any]]:
+    """The player's latest ``RECENT`` games at clubs, newest first."""
+    return club_rows(club_results(player)[:RECENT])
 
 
 def statistics(player: Player) -> Stats:

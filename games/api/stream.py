@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar, cast
@@ -138,9 +139,33 @@ def _current(
 
 
 @_db
-def _row(game_id: int) -> tuple[int, str, int | None] | None:
+def _read_row(game_id: int) -> tuple[int, str, int | None] | None:
     """The game's (version, status, to_act): one cheap read; None once it is gone."""
     return Game.objects.filter(pk=game_id).values_list("version", "status", "to_act").first()
+
+
+Row = tuple[int, str, int | None] | None
+ROW_SHARED_SECONDS = 0.5
+_reads: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[int, tuple[float, asyncio.Future[Row]]]
+] = weakref.WeakKeyDictionary()
+
+
+async def _row(game_id: int) -> Row:
+    """``_read_row``, one read shared by the streams of this loop that ask for the same
+    game within ROW_SHARED_SECONDS: a crowd on one game opens together, so its keep-alive
+    checks (and its polls without Redis) come together too, and cost one read, not one a
+    stream. A read half a second old only delays catching up on a lost push."""
+    loop = asyncio.get_running_loop()
+    reads = _reads.setdefault(loop, {})
+    now = loop.time()
+    shared = reads.get(game_id)
+    if shared is None or now - shared[0] > ROW_SHARED_SECONDS or shared[1].cancelled():
+        if len(reads) > 1000:  # forget the old reads of games nobody asks about now
+            for old in [k for k, (at, _) in reads.items() if now - at > ROW_SHARED_SECONDS]:
+                del reads[old]
+        shared = reads[game_id] = (now, asyncio.ensure_future(_read_row(game_id)))
+    return await asyncio.shield(shared[1])
 
 
 # --- the view ---------------------------------------------------------------------------

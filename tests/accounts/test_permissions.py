@@ -41,6 +41,8 @@ MATRIX = {
     # a player's page is public, as every game is
     "player page": Row("get", "/api/v1/players/alice/", (200, 200, 200, 200)),
     "head to head": Row("get", "/api/v1/players/alice/head-to-head/", (200, 200, 200, 200)),
+    "player games": Row("get", "/api/v1/players/alice/games/", (200, 200, 200, 200)),
+    "player club games": Row("get", "/api/v1/players/alice/club-games/", (200, 200, 200, 200)),
 }
 
 BODIES = {

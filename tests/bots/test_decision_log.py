@@ -24,7 +24,7 @@ from pytest_django import Settings
 from pytest_django.live_server_helper import LiveServer
 from rest_framework.test import APIClient
 
-from accounts import belongings
+from accounts import belongings, lifecycle
 from accounts.models import User
 from bots import decision_log, runner, services, tasks, webhook
 from bots.models import BotVersion, DecisionLog, Match, Strike
@@ -412,6 +412,29 @@ def test_the_sweep_is_scheduled_and_routed(settings: Settings) -> None:
     assert beat["task"] == "bots.expire_decision_logs"
     assert beat["schedule"] == float(settings.DECISION_LOG_SWEEP_SECONDS)
     assert queues.TASK_CLASSES["bots.expire_decision_logs"] == queues.BATCH
+
+
+def test_the_owners_data_download_names_each_kept_log_and_where_to_fetch_it(
+    played: tuple[Match, BotVersion, BotServer], alice: User, bob: User
+) -> None:
+    match, version, _ = played
+    control = control_of(match, version.pk)
+
+    mine = lifecycle.user_export(user=alice)
+    theirs = lifecycle.user_export(user=bob)
+
+    (bot,) = [b for b in mine["bots"] if b["name"] == version.bot.name]
+    game = control.seat.game_id
+    assert bot["decision_logs"] == [
+        {
+            "game": game,
+            "seat": control.seat.number,
+            "version": version.number,
+            "decisions": len(decision_log.lines(game, [control.seat.number])),
+            "download": f"/api/v1/bots/{version.bot_id}/decision-log/?game={game}",
+        }
+    ]
+    assert all(b["decision_logs"] == [] for b in theirs["bots"])
 
 
 def test_deleting_the_owners_account_deletes_their_bots_logs(

@@ -55,7 +55,7 @@ from tests.bots.checks import quick
 from tests.factories import UserFactory
 from tournaments import discipline, nights, recording, roster, running
 from tournaments.models import GameEntry
-from tournaments.services import league_create, night_create, season_create
+from tournaments.services import competitor_add, league_create, night_create, season_create
 
 # The stream never ends on an active game: tests/games/test_stream.py covers it against a
 # real ASGI server instead.
@@ -98,7 +98,14 @@ class World:
         resource = path.split("/")[3]
         if resource == "games" and "/replay/" in path:
             resource = "finished-games"
-        found = {"id": self.ids.get(resource), "number": 1, "member": self.ids["checked-in"]}
+        if resource == "members" and path.endswith(("/games/", "/club-games/")):
+            resource = "checked-in"  # alice's entry: a guest has no games online
+        found = {
+            "id": self.ids.get(resource),
+            "number": 1,
+            "member": self.ids["checked-in"],
+            "name": "alice",  # a player: a game in progress, and a club game settled
+        }
         # strings: a path parameter is text, and some are documented as digits by a pattern
         return {name: str(value) for name, value in found.items() if "{" + name + "}" in path}
 
@@ -185,6 +192,26 @@ def _club(olga: User, players: list[User]) -> dict[str, int]:
     }
 
 
+def _settled(olga: User, players: list[User]) -> None:
+    """A recorded game of the players at another club, settled: its results are their club
+    games (the Tuesday Club's table and cup are still being played)."""
+    rules = RuleSet.preset("2021", ending="quick")  # one round decides it
+    league = league_create(
+        by=olga, name="Wednesday Club", slug="wednesday", rules=rules, organiser_entries_settle=True
+    )
+    today = timezone.localdate()
+    season = season_create(league=league, by=olga, name="Autumn", starts_on=today)
+    night = night_create(season=season, by=olga, on=today)
+    competitors = [
+        competitor_add(competition=season.competition, by=olga, name=u.username, user=u)
+        for u in players
+    ]
+    game = recording.recorded_game_create(
+        by=olga, competition=season.competition, competitors=competitors, rules=rules, night=night
+    )
+    recording.round_record(game=game, by=olga, dollars=[300_000, 100_000][: len(players)])
+
+
 def _digital(players: list[User], staff: User) -> int:
     """A two-seat game in progress (its first player on turn): alice and bob."""
     game = games.game_create(by=players[0], rules=RuleSet.preset("2021", seats=2))
@@ -206,6 +233,7 @@ def world(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator
             **_bots(alice),
             **_club(olga, [alice, bob, carol]),
         }
+        _settled(olga, [alice, bob])
         ids["finished-games"] = MatchGame.objects.filter(match_id=ids["matches"]).first().game_id  # type: ignore[union-attr]  # the match has games
         headers = {"alice": _bearer(alice, "schemathesis"), "olga": _bearer(olga, "schemathesis")}
         yield World(ids, headers)

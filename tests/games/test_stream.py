@@ -8,6 +8,7 @@ exactly as the web and worker processes do.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -17,11 +18,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
 from django.conf import settings
+from django.db import connections
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
@@ -501,3 +504,39 @@ def test_anyone_may_follow_a_game_and_only_a_seat_hears_its_hand(
     for observation in seen.values():  # the seat's own hand, never another's
         assert "hands" not in observation
         assert list(_values(observation, "seed")) == []
+
+
+def test_streams_on_one_game_share_their_keepalive_read(
+    monkeypatch: pytest.MonkeyPatch, alice: User, bob: User, carol: User, staff: User
+) -> None:
+    """A crowd on one game opens together, so its keep-alive checks come together: they
+    cost one read of the game's row, not one a stream (games.api.stream._row)."""
+    from games.api import stream
+
+    game = three_seats(alice, bob, carol, staff)
+    reads: list[int] = []
+    read = stream._read_row
+
+    async def counted(game_id: int) -> stream.Row:
+        reads.append(game_id)
+        return await read(game_id)
+
+    monkeypatch.setattr(stream, "_read_row", counted)
+
+    async def crowd() -> list[stream.Row]:
+        together = await asyncio.gather(*(stream._row(game.pk) for _ in range(50)))
+        await asyncio.sleep(stream.ROW_SHARED_SECONDS + 0.1)
+        later = await stream._row(game.pk)  # past the shared window: read afresh
+        return [*together, later]
+
+    loop = asyncio.new_event_loop()  # as a stream under WSGI: its reads on one thread
+    loop.set_default_executor(ThreadPoolExecutor(1))
+    try:
+        rows = loop.run_until_complete(crowd())
+    finally:
+        loop.run_until_complete(loop.run_in_executor(None, connections.close_all))
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+
+    assert reads == [game.pk, game.pk]
+    assert set(rows) == {(game.version, "active", game.to_act)}

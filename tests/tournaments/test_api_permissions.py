@@ -216,6 +216,20 @@ def endpoints(w: World) -> list[tuple[str, str, str, dict[str, Any] | None, Expe
         ),
         ("read a roster member", "get", f"/api/v1/members/{members['Dora']}/", None, PUBLIC),
         (
+            "a roster member's games",
+            "get",
+            f"/api/v1/members/{members['Bob']}/games/",
+            None,
+            PUBLIC,
+        ),
+        (
+            "a roster member's club games",
+            "get",
+            f"/api/v1/members/{members['Dora']}/club-games/",
+            None,
+            PUBLIC,
+        ),
+        (
             "link a guest to an account",
             "post",
             f"/api/v1/members/{members['Dora']}/link/",
@@ -368,6 +382,7 @@ NAMES = (
     "change the league's settings", "start a season",
     "read a season", "add a night", "read a night", "start a digital table",
     "open a recorded table", "roster", "put a player on the roster", "read a roster member",
+    "a roster member's games", "a roster member's club games",
     "link a guest to an account", "check-ins", "check a player in", "check a player out",
     "draw the seating", "a night's rounds", "the organiser's desk", "the round clock",
     "start the round clock", "read a competition",
@@ -423,10 +438,12 @@ def test_the_endpoint_table_covers_every_route(world: World) -> None:
         "tournament-start", "tournament-advance", "league-members", "member-detail",
         "member-link", "night-checkins", "night-checkout", "night-draw", "night-rounds",
         "night-desk", "night-clock", "league-change-settings", "recorded-game-substitutes",
-        "competition-penalties", "competition-penalty-withdraw",
+        "competition-penalties", "competition-penalty-withdraw", "member-games",
+        "member-club-games",
         # public reads and one's own queue: their permissions are tested beside them
         # (tests/tournaments/test_players.py, test_quickplay.py)
-        "player-detail", "player-head-to-head", "member-profile",
+        "player-detail", "player-head-to-head", "member-profile", "player-games",
+        "player-club-games",
         "quick-pairing-list", "quick-pairing-mine", "quick-pairing-leave",
     }  # fmt: skip
     assert routes == covered

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.paginator import InvalidPage, Page, Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.formats import number_format
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -50,13 +52,38 @@ def rating_figure(held: list[dict[str, Any]]) -> charts.Figure | None:
     return charts.Figure(mark_safe(figure.svg), legend)
 
 
+def games_page(rows: QuerySet[Any], number: str | int) -> Page[Any]:
+    """Page ``number`` of a player's games, ``players.RECENT`` a page (the player page shows
+    the first): 404 for a page that is not a whole number from 1 to the last."""
+    try:
+        return Paginator(rows, players.RECENT).page(number)
+    except InvalidPage:
+        raise Http404(_("There is no such page of games.")) from None
+
+
+def _games_url(player: Player, kind: str, number: int) -> str:
+    if player.user is None:
+        url = reverse(f"player-guest-{kind}", args=[player.members[0].pk])
+    else:
+        url = reverse(f"player-{kind}", args=[player.name])
+    return f"{url}?page={number}"
+
+
+def _older(player: Player, kind: str, page: Page[Any]) -> str:
+    return _games_url(player, kind, page.next_page_number()) if page.has_next() else ""
+
+
 def _page(request: HttpRequest, player: Player) -> HttpResponse:
     held = players.ratings(player)
     stats = players.statistics(player)
+    online = games_page(players.online_seats(player), 1)
+    club = games_page(players.club_results(player), 1)
     context: dict[str, Any] = {
         "player": player,
-        "online_games": players.online_games(player),
-        "club_games": players.club_games(player),
+        "online_games": players.online_rows(online),
+        "online_more": _older(player, "games", online),
+        "club_games": players.club_rows(club),
+        "club_more": _older(player, "club-games", club),
         "ratings": held,
         "figure": rating_figure(held),
         "stats": stats,
@@ -73,13 +100,16 @@ def _page(request: HttpRequest, player: Player) -> HttpResponse:
     return render(request, "tournaments/player.html", context)
 
 
-def player_page(request: HttpRequest, name: str) -> HttpResponse:
-    """An account's page."""
+def _account(name: str) -> Player:
     try:
-        player = players.player_named(name)
+        return players.player_named(name)
     except DomainError:
         raise Http404(_("Nobody here has that username.")) from None
-    return _page(request, player)
+
+
+def player_page(request: HttpRequest, name: str) -> HttpResponse:
+    """An account's page."""
+    return _page(request, _account(name))
 
 
 def guest_page(request: HttpRequest, member_id: int) -> HttpResponse:
@@ -87,7 +117,49 @@ def guest_page(request: HttpRequest, member_id: int) -> HttpResponse:
     return _page(request, players.roster_guest(member_id))
 
 
+def _games(request: HttpRequest, player: Player, kind: str) -> HttpResponse:
+    if kind == "games":
+        page = games_page(players.online_seats(player), request.GET.get("page", 1))
+        rows = players.online_rows(page)
+    else:
+        page = games_page(players.club_results(player), request.GET.get("page", 1))
+        rows = players.club_rows(page)
+    context = {
+        "player": player,
+        "kind": kind,
+        "games": rows,
+        "page": page,
+        "newer": _games_url(player, kind, page.previous_page_number())
+        if page.has_previous()
+        else "",
+        "older": _older(player, kind, page),
+    }
+    return render(request, "tournaments/player_games.html", context)
+
+
+def player_games(request: HttpRequest, name: str) -> HttpResponse:
+    """An account's games online, a page at a time (``?page=``), newest first."""
+    return _games(request, _account(name), "games")
+
+
+def player_club_games(request: HttpRequest, name: str) -> HttpResponse:
+    """An account's club games, a page at a time (``?page=``), newest first."""
+    return _games(request, _account(name), "club-games")
+
+
+def guest_club_games(request: HttpRequest, member_id: int) -> HttpResponse:
+    """A roster guest's recorded club games, a page at a time."""
+    return _games(request, players.roster_guest(member_id), "club-games")
+
+
 urlpatterns = [
     path("players/guests/<id:member_id>/", guest_page, name="player-guest"),
+    path(
+        "players/guests/<id:member_id>/club-games/",
+        guest_club_games,
+        name="player-guest-club-games",
+    ),
     path("players/<str:name>/", player_page, name="player"),
+    path("players/<str:name>/games/", player_games, name="player-games"),
+    path("players/<str:name>/club-games/", player_club_games, name="player-club-games"),
 ]

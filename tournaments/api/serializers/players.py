@@ -56,6 +56,7 @@ class OnlineGameSerializer(serializers.Serializer[Any]):
     table_size = serializers.IntegerField()
     place = serializers.IntegerField(allow_null=True)
     dollars = serializers.IntegerField(allow_null=True)
+    rounds_won = serializers.IntegerField(allow_null=True)
     opponents = serializers.ListField(child=serializers.CharField())
 
 
@@ -98,8 +99,12 @@ class PlayerProfileSerializer(serializers.Serializer[Any]):
     ratings = PlayerRatingSerializer(many=True)
     stats = PlayerStatsSerializer()
     opponents = RecordSerializer(many=True, help_text="The accounts met most often")
-    online_games = OnlineGameSerializer(many=True, help_text="The latest 50, newest first")
-    club_games = ClubGameSerializer(many=True, help_text="The latest 50, newest first")
+    online_games = OnlineGameSerializer(
+        many=True, help_text="The latest 50, newest first; every one a page at a time: games/"
+    )
+    club_games = ClubGameSerializer(
+        many=True, help_text="The latest 50, newest first; every one a page at a time: club-games/"
+    )
 
 
 class HeadToHeadQuerySerializer(StrictInputSerializer):

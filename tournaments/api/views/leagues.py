@@ -28,8 +28,13 @@ from tournaments.api.serializers.outputs import (
     NightSerializer,
     SeasonSerializer,
 )
-from tournaments.api.serializers.players import PlayerProfileSerializer
+from tournaments.api.serializers.players import (
+    ClubGameSerializer,
+    OnlineGameSerializer,
+    PlayerProfileSerializer,
+)
 from tournaments.api.views.lookups import signed_in
+from tournaments.api.views.players import club_page, online_page
 from tournaments.api.views.players import profile as player_profile
 from tournaments.models import League, Member, Season
 
@@ -164,3 +169,17 @@ class MemberViewSet(mixins.RetrieveModelMixin, ApiViewSet[Member]):
         statistics; an entry linked to an account answers the account's profile."""
         player = players.roster_guest(self.get_object().pk)
         return Response(PlayerProfileSerializer(player_profile(player)).data)
+
+    @extend_schema(responses={200: OnlineGameSerializer(many=True)})
+    # Paginated: a player's games grow without bound; the profile lists the latest 50.
+    @action(detail=True, methods=["get"], filter_backends=[], pages=True)
+    def games(self, request: Request, pk: str) -> Response:
+        """The roster entry's games online, newest first: none for a guest; an entry linked
+        to an account answers the account's."""
+        return online_page(self, players.roster_guest(self.get_object().pk))
+
+    @extend_schema(responses={200: ClubGameSerializer(many=True)})
+    @action(detail=True, methods=["get"], url_path="club-games", filter_backends=[], pages=True)
+    def club_games(self, request: Request, pk: str) -> Response:
+        """The roster entry's club games (its account's, if linked), newest first."""
+        return club_page(self, players.roster_guest(self.get_object().pk))

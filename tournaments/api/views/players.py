@@ -15,8 +15,10 @@ from cya_site.errors import DomainError
 from cya_site.viewsets import ApiViewSet
 from tournaments import players
 from tournaments.api.serializers.players import (
+    ClubGameSerializer,
     HeadToHeadQuerySerializer,
     HeadToHeadSerializer,
+    OnlineGameSerializer,
     PlayerProfileSerializer,
 )
 from tournaments.models import Member
@@ -47,6 +49,19 @@ def profile(player: Player) -> dict[str, Any]:
     }
 
 
+# The profile's latest 50 and every older page come from the same reads (tournaments.players).
+def online_page(view: ApiViewSet[Member], player: Player) -> Response:
+    """One page of the player's games online (people and bots, outside competitions)."""
+    seats = players.online_seats(player)
+    return view.page_response(seats, OnlineGameSerializer, shape=players.online_rows)
+
+
+def club_page(view: ApiViewSet[Member], player: Player) -> Response:
+    """One page of the player's games at clubs (nights and tournaments), newest first."""
+    results = players.club_results(player)
+    return view.page_response(results, ClubGameSerializer, shape=players.club_rows)
+
+
 class PlayerViewSet(ApiViewSet[Member]):
     """Players by username (404 for a name nobody has): history, ratings with each change
     explained, statistics, and head-to-head. Public."""
@@ -60,6 +75,19 @@ class PlayerViewSet(ApiViewSet[Member]):
     def retrieve(self, request: Request, name: str) -> Response:
         """A player's profile: ratings (online and per league), statistics, games."""
         return Response(PlayerProfileSerializer(profile(_named(name))).data)
+
+    @extend_schema(parameters=[NAME], responses={200: OnlineGameSerializer(many=True)})
+    # Paginated: a player's games grow without bound; the profile lists the latest 50.
+    @action(detail=True, methods=["get"], filter_backends=[], pages=True)
+    def games(self, request: Request, name: str) -> Response:
+        """The player's games online, newest first, a page at a time."""
+        return online_page(self, _named(name))
+
+    @extend_schema(parameters=[NAME], responses={200: ClubGameSerializer(many=True)})
+    @action(detail=True, methods=["get"], url_path="club-games", filter_backends=[], pages=True)
+    def club_games(self, request: Request, name: str) -> Response:
+        """The player's club nights' and tournaments' games, newest first, a page at a time."""
+        return club_page(self, _named(name))
 
     @extend_schema(
         parameters=[NAME, HeadToHeadQuerySerializer], responses={200: HeadToHeadSerializer}
