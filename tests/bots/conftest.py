@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import connection
 from pytest_django import Settings
 
+from accounts.models import User
 from bots import persistence
+from bots.models import BotVersion
+from cya_site import dispatch
+from tests.bots.bot_servers import builtin_version
 
 SQL, ORM = "sql", "orm"
 
@@ -27,3 +33,31 @@ def seam_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     if request.param == ORM:
         monkeypatch.setattr(persistence, "sql_path", lambda: False)
     return str(request.param)
+
+
+# --- challenges (tests/bots/test_challenges*.py) -------------------------------------------
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Tasks sent (no worker runs here): recorded, never queued."""
+    tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
+
+    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
+        tasks_sent.append((task, args))
+        return True
+
+    monkeypatch.setattr(dispatch, "send", record)
+    return tasks_sent
+
+
+@pytest.fixture
+def mine(alice: User) -> BotVersion:
+    """Alice's ready bot, a built-in strategy under her name."""
+    return builtin_version(alice, "alices-bot", "greedy")
+
+
+@pytest.fixture
+def theirs(bob: User) -> BotVersion:
+    """Bob's ready bot."""
+    return builtin_version(bob, "bobs-bot", "shark")

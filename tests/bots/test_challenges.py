@@ -22,37 +22,11 @@ from bots.challenges import Opponent
 from bots.models import BotVersion, Challenge, Match, RatingChange
 from bots.strategies.duplicate import deal_seeds
 from bots.validation import builtin_versions
-from cya_site import dispatch
 from cya_site.errors import DomainError
 from tests.bots.bot_servers import builtin_version
 from tests.bots.checks import quick
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
-    """Tasks sent (no worker runs here): recorded, never queued."""
-    tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
-
-    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
-        tasks_sent.append((task, args))
-        return True
-
-    monkeypatch.setattr(dispatch, "send", record)
-    return tasks_sent
-
-
-@pytest.fixture
-def mine(alice: User) -> BotVersion:
-    """Alice's bot: a greedy player she owns, ready."""
-    return builtin_version(alice, "alices-bot", "greedy")
-
-
-@pytest.fixture
-def theirs(bob: User) -> BotVersion:
-    """Bob's bot, ready: someone else's to challenge."""
-    return builtin_version(bob, "bobs-bot", "shark")
 
 
 def create(by: User, version: BotVersion, opponents: list[Opponent], deals: int = 2) -> Challenge:

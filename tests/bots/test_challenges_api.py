@@ -13,34 +13,9 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from bots import health, runner
 from bots.models import BotVersion, Challenge, Match, RatingChange
-from cya_site import dispatch
-from tests.bots.bot_servers import builtin_version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent")]
 URL = "/api/v1/challenges/"
-
-
-@pytest.fixture(autouse=True)
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
-    """Tasks sent (no worker runs here): recorded, never queued."""
-    tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
-
-    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
-        tasks_sent.append((task, args))
-        return True
-
-    monkeypatch.setattr(dispatch, "send", record)
-    return tasks_sent
-
-
-@pytest.fixture
-def mine(alice: User) -> BotVersion:
-    return builtin_version(alice, "alices-bot", "greedy")
-
-
-@pytest.fixture
-def theirs(bob: User) -> BotVersion:
-    return builtin_version(bob, "bobs-bot", "shark")
 
 
 def body(version: BotVersion, **over: Any) -> dict[str, Any]:

@@ -5,7 +5,6 @@ reading one's results, a row per deal, for anyone."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from django.test import Client
@@ -15,28 +14,10 @@ from accounts.models import User
 from bots import health, runner
 from bots.models import BotVersion, Challenge
 from bots.validation import builtin_versions
-from cya_site import dispatch
 from tests.bots.bot_servers import builtin_version
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sent")]
 NEW = "/challenges/new/"
-
-
-@pytest.fixture(autouse=True)
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[Any, ...]]]:
-    tasks_sent: list[tuple[Any, tuple[Any, ...]]] = []
-
-    def record(task: Any, args: tuple[Any, ...] = (), **_: Any) -> bool:
-        tasks_sent.append((task, args))
-        return True
-
-    monkeypatch.setattr(dispatch, "send", record)
-    return tasks_sent
-
-
-@pytest.fixture
-def mine(alice: User) -> BotVersion:
-    return builtin_version(alice, "alices-bot", "greedy")
 
 
 @pytest.fixture
