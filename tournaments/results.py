@@ -142,9 +142,10 @@ RATE_CLUB = "tournaments.rate_club"  # tournaments.tasks.rate_club
 def _rate_club_on_commit(competition: Competition) -> None:
     """The league's club ratings follow its results (people_ratings.club_ratings_refresh),
     recomputed by a batch task once the change commits, never inside a page's read."""
-    season = Season.objects.filter(competition=competition).values_list("league_id", flat=True)
-    tournament = Tournament.objects.filter(competition=competition)
-    league = season.first() or tournament.values_list("league_id", flat=True).first()
+    owner = Season if competition.kind == Competition.Kind.SEASON else Tournament
+    league = (
+        owner.objects.filter(competition=competition).values_list("league_id", flat=True).first()
+    )
     if league is not None:
         task = cast(Task[Any, Any], signature(RATE_CLUB))  # a Task's apply_async
         dispatch.send_on_commit(task, (league,))
