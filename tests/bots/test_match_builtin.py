@@ -111,8 +111,12 @@ def test_every_entry_of_a_batch_written_game_is_what_the_engine_produced(
     assert ended["type"] == "game_end"
     places = dict(Seat.objects.filter(game=game).values_list("number", "place"))
     assert places == {row["seat"]: row["place"] for row in ended["ranking"]}
-    assert Round.objects.filter(game=game).count() == 1  # quick: one round
-    assert RoundScore.objects.filter(round__game=game).count() == 3
+    # quick: one round, and one more for each tie (RULES tie policy): the bots' choices
+    # are seeded with the game's id, so which it is depends on the rows made before
+    rounds = sum(e["type"] == "round_end" for entry in entries for e in entry.public_events)
+    assert rounds >= 1
+    assert Round.objects.filter(game=game).count() == rounds
+    assert RoundScore.objects.filter(round__game=game).count() == 3 * rounds
 
 
 def test_a_playout_after_single_actions_continues_the_log_and_reads_as_one(
