@@ -98,7 +98,12 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             # the throttle counts here on every request: a Redis out of reach must fail
             # fast (the throttle then lets requests through, cya_site.throttling)
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": {
+                "socket_connect_timeout": 1,
+                "socket_timeout": 1,
+                # one pool per process, not one per request under ASGI (cya_site.caches)
+                "pool_class": "cya_site.caches.SharedConnectionPool",
+            },
         }
     }
 else:
