@@ -61,7 +61,7 @@ def _client() -> redis.Redis:
 
 def publish(
     game_id: int,
-    game: tuple[int, str],
+    game: tuple[int, str, int | None],
     update: bytes,
     decision: tuple[int, bytes] | None = None,
     end: tuple[int, bytes] | None = None,
@@ -69,19 +69,19 @@ def publish(
     """Announce a committed change, in one round trip: its public ``update`` line; when a
     seat must act, that seat's ``decision`` line; when the game has ended, the ``end``
     line to each of its (``seats``, ``line``) seats. games.feed builds the lines; ``game``
-    is the (version, status) they describe, sent ahead of each (``Message``)."""
+    is the (version, status, seat to act) they describe, sent ahead of each (``Message``):
+    committed facts, which a listener may answer with as they are."""
     if not settings.REDIS_URL:
         return
-    version, status = game
     batched = getattr(_batch, "pipe", None)
     pipe = _client().pipeline(transaction=False) if batched is None else batched
-    pipe.publish(channel(game_id), _framed(b"update", version, status, update))
+    pipe.publish(channel(game_id), _framed(b"update", game, update))
     if decision is not None:
         seat, body = decision
-        pipe.publish(seat_channel(game_id, seat), _framed(b"decision", version, status, body))
+        pipe.publish(seat_channel(game_id, seat), _framed(b"decision", game, body))
     if end is not None:
         seats, body = end
-        framed = _framed(b"end", version, status, body)
+        framed = _framed(b"end", game, body)
         for seat in range(seats):
             pipe.publish(seat_channel(game_id, seat), framed)
     if batched is None:
@@ -122,18 +122,21 @@ class Message(NamedTuple):
     kind: bytes  # update, decision or end
     version: int
     status: str
+    to_act: int | None
     line: bytes
 
 
-def _framed(kind: bytes, version: int, status: str, line: bytes) -> bytes:
-    return b"%b %d %b\n%b" % (kind, version, status.encode(), line)
+def _framed(kind: bytes, game: tuple[int, str, int | None], line: bytes) -> bytes:
+    version, status, to_act = game
+    seat = b"-" if to_act is None else b"%d" % to_act
+    return b"%b %d %b %b\n%b" % (kind, version, status.encode(), seat, line)
 
 
 def message(data: bytes) -> Message:
     """A published message, read back."""
     head, _, line = data.partition(b"\n")
-    kind, version, status = head.split(b" ")
-    return Message(kind, int(version), status.decode(), line)
+    kind, version, status, seat = head.split(b" ")
+    return Message(kind, int(version), status.decode(), None if seat == b"-" else int(seat), line)
 
 
 def wait_for_change(game_id: int, changed: Callable[[], bool], timeout: float) -> bool:

@@ -331,7 +331,7 @@ class _Seen:
 
     def pushed(self, item: bytes) -> list[bytes]:
         """The lines a pushed message makes."""
-        kind, version, status, line = notify.message(item)
+        kind, version, status, _, line = notify.message(item)
         if kind == b"decision":
             if version <= self.decided or version < self.version:
                 return []

@@ -177,30 +177,34 @@ def off_loop(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     return sync_to_async(fresh, thread_sensitive=False)
 
 
-def _row_now(game_id: int) -> tuple[int, str] | None:
-    """The game's (version, status); None once it is gone."""
-    return Game.objects.filter(pk=game_id).values_list("version", "status").first()
+Row = tuple[int, str, int | None]  # a game's (version, status, seat to act)
+
+
+def _row_now(game_id: int) -> Row | None:
+    """The game's ``Row``; None once it is gone."""
+    return Game.objects.filter(pk=game_id).values_list("version", "status", "to_act").first()
 
 
 _row = off_loop(_row_now)
 
 
-def _answer(wait: WaitFor) -> dict[str, Any]:
-    """The wait's answer: the game as it is now."""
-    game = Game.objects.filter(pk=wait.game_id).first()
-    if game is None:  # deleted by staff meanwhile
+def _answer(wait: WaitFor, row: Row | None) -> dict[str, Any]:
+    """The wait's answer: the game as ``row`` found it (None: gone)."""
+    if row is None:  # deleted by staff meanwhile
         raise DomainError("not_found", "No such game.", status=404)
-    return dict(WaitResultSerializer(wait_answer(game, wait.seat, wait.after)).data)
+    return dict(WaitResultSerializer(wait_answer(row, wait.seat, wait.after)).data)
 
 
-def wait_answer(game: Game, seat: int | None, after: int) -> dict[str, Any]:
-    """A wait's body (``WaitResultSerializer``): the game now, and whose turn it is."""
-    your_turn = game.status == Game.Status.ACTIVE and seat is not None and game.to_act == seat
+def wait_answer(row: Row, seat: int | None, after: int) -> dict[str, Any]:
+    """A wait's body (``WaitResultSerializer``) from the game's ``Row``: where it stands,
+    and whose turn it is."""
+    version, status, to_act = row
+    your_turn = status == Game.Status.ACTIVE and seat is not None and to_act == seat
     return {
-        "changed": game.version > after,
-        "version": game.version,
-        "status": game.status,
-        "to_act": game.to_act,
+        "changed": version > after,
+        "version": version,
+        "status": status,
+        "to_act": to_act,
         "your_turn": your_turn,
     }
 
@@ -224,15 +228,13 @@ def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
             return response  # answered at once, or refused
         if not asgi and not settings.WAITS_ON_WSGI:
             return render_error(needs_asgi(request))
-        # in the request's thread under WSGI, as the action ran; off the loop under ASGI
-        answer = off_loop(_answer) if asgi else sync_to_async(_answer, thread_sensitive=True)
         try:
             with admitted(client_address(request), account_of(request)):
                 if asgi:
-                    await _until_changed(wait)
+                    row = await _until_changed(wait)
                 else:  # holding this thread (WAITS_ON_WSGI: the tests' live server only)
-                    await sync_to_async(_blocking_wait, thread_sensitive=True)(wait)
-            response.data = await answer(wait)  # rendered once this returns (Django's handler)
+                    row = await sync_to_async(_blocking_wait, thread_sensitive=True)(wait)
+            response.data = _answer(wait, row)  # rendered once this returns (Django's handler)
         except DomainError as error:
             return refusal(error)
         return response
@@ -251,50 +253,63 @@ def needs_asgi(request: HttpRequest) -> DomainError:
     )
 
 
-def _blocking_wait(wait: WaitFor) -> None:
+def _blocking_wait(wait: WaitFor) -> Row | None:
     """``_until_changed`` for a WSGI server: blocking its thread (games.notify)."""
+    rows: list[Row | None] = []
 
     def changed() -> bool:
-        return _moved(wait, _row_now(wait.game_id))
+        rows.append(_row_now(wait.game_id))
+        return _moved(wait, rows[-1])
 
-    notify.wait_for_change(wait.game_id, changed, wait.timeout)
+    if notify.wait_for_change(wait.game_id, changed, wait.timeout):
+        return rows[-1]
+    return _row_now(wait.game_id)
 
 
-async def _until_changed(wait: WaitFor) -> None:
-    """Return once the game passes ``wait.after`` or leaves ``wait.status``, or at the
-    timeout. Subscribed to the game's channel through the loop's hub with Redis; polling
-    the row otherwise (or once Redis cannot be reached)."""
+async def _until_changed(wait: WaitFor) -> Row | None:
+    """The game's ``Row`` once it passes ``wait.after`` or leaves ``wait.status``, or at the
+    timeout (None: it is gone). Subscribed to the game's channel through the loop's hub
+    with Redis; polling the row otherwise (or once Redis cannot be reached).
+
+    The row is read when the wait starts (a change may have come between the DRF action's
+    read and the subscription), and then only when told to (a resync, or a push that keeps
+    the version: a start or an abort). A push of a newer version is answered as it is: it
+    is announced once committed (games.notify), and a wait that asks again after it hears
+    of the next at once. So a crowd of waits on one game costs one read each, not three."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait.timeout
     subscriber = Subscriber(f"wait:{wait.game_id}", [notify.channel(wait.game_id)])
     hub = await _join(subscriber) if settings.REDIS_URL else None
     try:
-        check = True  # read the row: at first, then when a push says the game moved
-        while not (check and _moved(wait, await _row(wait.game_id))):
+        row = await _row(wait.game_id)
+        while not _moved(wait, row):
             left = deadline - loop.time()
             if left <= 0:
-                return
+                return await _row(wait.game_id)
             if hub is None or hub.broken:
                 await asyncio.sleep(min(POLL_SECONDS, left))
+                row = await _row(wait.game_id)
                 continue
             try:
                 item = await asyncio.wait_for(subscriber.queue.get(), left)
             except TimeoutError:
-                return
-            check = item == RESYNC or _message_moves(wait, item)
+                return await _row(wait.game_id)
+            if item == RESYNC:
+                row = await _row(wait.game_id)
+                continue
+            pushed = notify.message(item)
+            if pushed.version > wait.after:
+                return pushed.version, pushed.status, pushed.to_act
+            if pushed.status != wait.status:  # the same version: read it to be sure
+                row = await _row(wait.game_id)
+        return row
     finally:
         if hub is not None:
             await hub.leave(subscriber)
 
 
-def _moved(wait: WaitFor, row: tuple[int, str] | None) -> bool:
+def _moved(wait: WaitFor, row: Row | None) -> bool:
     return row is None or row[0] > wait.after or row[1] != wait.status
-
-
-def _message_moves(wait: WaitFor, item: bytes) -> bool:
-    """Whether a pushed update says the game moved (then the row is read to be sure)."""
-    _, version, status, _ = notify.message(item)
-    return version > wait.after or status != wait.status
 
 
 async def _join(subscriber: Subscriber) -> Hub | None:

@@ -28,7 +28,7 @@ def after_commit(
     state this transaction wrote; games.signals ``game_ended`` for an ended game), schedule
     the new decision's deadline, and if a bot seat is to act, tell its player
     (games.seating). Returns the decision object announced to the seat to act, if any."""
-    game_id, version, deadline = game.pk, game.version, game.deadline
+    game_id, version, deadline, to_act = game.pk, game.version, game.deadline, game.to_act
     status, counted, rated = game.status, game.in_competition, game.rated
     bot_to_act = status == Game.Status.ACTIVE and game.to_act in game.bot_seats
     lines = feed.lines(game, state, bank, entries or ())
@@ -39,7 +39,7 @@ def after_commit(
             signals.game_ended.send_robust(  # errors logged
                 sender=Game, game_id=game_id, in_competition=counted, rated=rated
             )
-        notify.publish(game_id, (version, status), lines.update, lines.decision, lines.end)
+        notify.publish(game_id, (version, status, to_act), lines.update, lines.decision, lines.end)
         if deadline is not None:
             task = cast(Task[Any, Any], signature(ENFORCE_DEADLINE))  # a Task's apply_async
             dispatch.send(task, (game_id, version), eta=deadline)

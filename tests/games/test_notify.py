@@ -29,12 +29,12 @@ def test_another_databases_game_with_the_same_id_is_not_heard(
     with listening(settings, notify.channel(1), notify.seat_channel(1, 0)) as hear:
         with monkeypatch.context() as patch:  # the other site's settings name its database
             patch.setitem(django_settings.DATABASES["default"], "NAME", "another_site")
-            notify.publish(1, (3, "active"), b"theirs\n", decision=(0, b"theirs\n"))
-        notify.publish(1, (5, "active"), b"ours\n", decision=(0, b"ours\n"))
+            notify.publish(1, (3, "active", 0), b"theirs\n", decision=(0, b"theirs\n"))
+        notify.publish(1, (5, "active", 0), b"ours\n", decision=(0, b"ours\n"))
 
     assert hear() == [
-        (notify.channel(1).encode(), (b"update", 5, "active", b"ours\n")),
-        (notify.seat_channel(1, 0).encode(), (b"decision", 5, "active", b"ours\n")),
+        (notify.channel(1).encode(), (b"update", 5, "active", 0, b"ours\n")),
+        (notify.seat_channel(1, 0).encode(), (b"decision", 5, "active", 0, b"ours\n")),
     ]
 
 
@@ -42,12 +42,12 @@ def test_what_is_published_in_a_batch_goes_out_together_when_it_ends(settings: S
     """Several games' announcements in one round trip (a match's games written together):
     nothing is sent before the outermost batch ends, then everything, in order."""
     with listening(settings, notify.channel(1), notify.channel(2)) as hear, notify.batch():
-        notify.publish(1, (5, "finished"), b"one\n")
+        notify.publish(1, (5, "finished", None), b"one\n")
         with notify.batch():  # a nested batch joins the outer one
-            notify.publish(2, (7, "finished"), b"two\n")
+            notify.publish(2, (7, "finished", None), b"two\n")
         assert hear(0.3) == []  # nothing sent yet
 
     assert hear() == [
-        (notify.channel(1).encode(), (b"update", 5, "finished", b"one\n")),
-        (notify.channel(2).encode(), (b"update", 7, "finished", b"two\n")),
+        (notify.channel(1).encode(), (b"update", 5, "finished", None, b"one\n")),
+        (notify.channel(2).encode(), (b"update", 7, "finished", None, b"two\n")),
     ]

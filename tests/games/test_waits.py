@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from typing import cast
 
 import httpx
 import psycopg
@@ -27,9 +28,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import token_create
-from games import services
-from games.engine import RuleSet
-from games.models import Game
+from games import services, store
+from games.engine import RuleSet, action_to_json, legal_actions
+from games.models import Game, Seat
 from tests.conftest import ROOT, _test_database_url
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
@@ -159,6 +160,48 @@ def test_a_wait_wakes_when_the_game_changes(
     assert answers, "the wait did not wake within 10 s of the change"
     assert answers[0].status_code == 200
     assert answers[0].json()["status"] == "active"
+
+
+def test_a_wait_woken_by_a_move_answers_the_move_and_whose_turn_it_is(
+    wait_server: str, game: Game, alice: User, bob: User, carol: User, staff: User
+) -> None:
+    """Woken by a newer version, a wait answers with what was announced (games.notify
+    sends the version, status and seat to act of a committed change): the seat to act
+    next learns it is its turn from the same answer."""
+    services.game_join(game=game, user=bob)
+    services.game_join(game=game, user=carol, start=False)
+    services.game_start(game=game, by=staff, seed=7)
+    game.refresh_from_db()
+    state = store.load_state(game)
+    acting = Seat.objects.get(game=game, number=state.to_act).user
+    assert acting is not None
+    tokens = {
+        seat.number: token_create(user=cast(User, seat.user), name="waits")[1]
+        for seat in game.seats.exclude(user=acting).select_related("user")
+    }
+    answers: dict[int, httpx.Response] = {}
+
+    def waiting(number: int, token: str) -> None:
+        answers[number] = wait(wait_server, game, an_address(), token, timeout=20)
+
+    waiters = [threading.Thread(target=waiting, args=item) for item in tokens.items()]
+    for waiter in waiters:
+        waiter.start()
+    time.sleep(1)  # the waits are subscribed
+    action = action_to_json(legal_actions(state)[0], state.rules.edition)
+    services.action_submit(game_id=game.pk, user=acting, action=action, version=game.version)
+    for waiter in waiters:
+        waiter.join(timeout=10)
+    game.refresh_from_db()
+
+    assert sorted(answers) == sorted(tokens), "a wait did not wake within 10 s"
+    for number, answer in answers.items():
+        body = answer.json()
+        assert body["changed"] is True
+        assert (body["version"], body["status"], body["to_act"]) == (
+            game.version, game.status, game.to_act
+        )  # fmt: skip
+        assert body["your_turn"] is (number == game.to_act)
 
 
 def test_waits_wait_side_by_side_not_one_after_another(wait_server: str, game: Game) -> None:
