@@ -10,9 +10,11 @@ import multiprocessing
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
+import orjson
 
 
 class Person:
@@ -67,47 +69,80 @@ def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], lis
     return games, [ms for person in people for ms in person.actions_ms]
 
 
+async def _get(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, path: str
+) -> tuple[int, bytes]:
+    """Send a GET on a kept-alive connection and read the answer's head: its status and
+    the head itself."""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    head = await reader.readuntil(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), head
+
+
+async def _body(reader: asyncio.StreamReader, head: bytes) -> bytes:
+    """The body after ``head``: by Content-Length, else chunked."""
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return await reader.readexactly(int(line.split(b":", 1)[1]))
+    body = b""
+    while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
+        body += await reader.readexactly(size + 2)
+    await reader.readuntil(b"\r\n")
+    return body
+
+
 def crowd(waits: str, games: list[int], streams: int, polls: int, ready: Any, done: Any) -> None:
     """In a process of its own: ``streams`` spectator streams and ``polls`` long-polls,
-    anonymous, spread over ``games``, until ``done``; ``ready`` once all are connected."""
+    anonymous, spread over ``games``, until ``done``; ``ready`` once all are connected.
 
-    async def stream(client: httpx.AsyncClient, game: int, opened: list[int]) -> None:
-        async with client.stream("GET", f"/api/v1/games/{game}/stream/") as response:
-            opened.append(response.status_code)
-            async for _ in response.aiter_lines():
+    Plain HTTP/1.1 over asyncio's streams, not httpx: this process shares the machine's
+    cores with the servers it measures (people watching are on their own machines), so it
+    spends as little of them as it can. A stream's lines are read and dropped; a long-poll
+    reads the version it answers and asks again after it."""
+    host, port = waits.removeprefix("http://").split(":")
+
+    async def stream(game: int, opened: list[int]) -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            status, _ = await _get(reader, writer, host, f"/api/v1/games/{game}/stream/")
+            opened.append(status)
+            while await reader.read(65536):
                 pass
+        finally:
+            writer.close()
 
-    async def poll(client: httpx.AsyncClient, game: int, opened: list[int]) -> None:
+    async def poll(game: int, opened: list[int]) -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
         version, first = 0, True
-        while not done.is_set():
-            answer = await client.get(
-                f"/api/v1/games/{game}/wait/", params={"after": version, "timeout": 25}
-            )
-            if first:
-                opened.append(answer.status_code)
-                first = False
-            body = answer.json()
-            version = body.get("version", version)
-            if body.get("status") != "active":
-                await asyncio.sleep(25)
+        try:
+            while not done.is_set():
+                path = f"/api/v1/games/{game}/wait/?after={version}&timeout=25"
+                status, head = await _get(reader, writer, host, path)
+                if first:
+                    opened.append(status)
+                    first = False
+                body = orjson.loads(await _body(reader, head))
+                version = body.get("version", version)
+                if body.get("status") != "active":
+                    await asyncio.sleep(25)
+        finally:
+            writer.close()
 
     async def main() -> None:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-        async with httpx.AsyncClient(base_url=waits, timeout=60, limits=limits) as client:
-            opened: list[int] = []
-            tasks = [asyncio.create_task(stream(client, games[i % len(games)], opened))
-                     for i in range(streams)]  # fmt: skip
-            tasks += [asyncio.create_task(poll(client, games[i % len(games)], opened))
-                      for i in range(polls)]  # fmt: skip
-            while len(opened) < streams + polls and not done.is_set():
-                await asyncio.sleep(0.2)
-            refused = [status for status in opened if status != 200]
-            ready.put((len(opened), len(refused)))
-            while not done.is_set():
-                await asyncio.sleep(0.2)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        opened: list[int] = []
+        tasks = [asyncio.create_task(stream(games[i % len(games)], opened))
+                 for i in range(streams)]  # fmt: skip
+        tasks += [asyncio.create_task(poll(games[i % len(games)], opened))
+                  for i in range(polls)]  # fmt: skip
+        while len(opened) < streams + polls and not done.is_set():
+            await asyncio.sleep(0.2)
+        refused = [status for status in opened if status != 200]
+        ready.put((len(opened), len(refused)))
+        while not done.is_set():
+            await asyncio.sleep(0.2)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     asyncio.run(main())
 
@@ -133,8 +168,10 @@ def crowd_phase(
     waits: str,
     tokens: list[str],
     processes: list[subprocess.Popen[bytes]],
+    measured: Callable[[Callable[[], None]], None],
 ) -> tuple[list[float], list[float], int, int, float]:
-    """The third set of tables, with the crowd on them and the probe on /healthz."""
+    """The third set of tables, with the crowd on them and the probe on /healthz; the play
+    (once the crowd has connected) runs inside ``measured``."""
     people = [Person(web, waits, token) for token in tokens]
     games = [person.open() for person in people]
     uvicorn = processes[1].pid
@@ -152,10 +189,14 @@ def crowd_phase(
     prober = threading.Thread(target=probe, args=(f"{web}/healthz", stopped, healthz))
     prober.start()
     threads = [threading.Thread(target=person.play) for person in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+
+    def play() -> None:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    measured(play)
     stopped.set()
     prober.join()
     done.set()

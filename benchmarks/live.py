@@ -5,10 +5,11 @@
 Needs PostgreSQL and Redis (``DATABASE_URL``'s server, default the local one, and
 ``REDIS_URL``). It recreates a database ``cya_live_bench``, migrates it, and starts the
 documented production process set on 127.0.0.1 (README "Deployment"): gunicorn (WSGI),
-uvicorn (ASGI, the waits), a worker on ``interactive``, a niced worker on ``batch``, a
-worker on ``outbound`` and beat, on queues of its own (``CELERY_QUEUE_PREFIX``). One run,
-three sets of ``--tables`` people's tables (a seat played by this script through the API,
-three built-in bots, the quick ending), each played to its end:
+uvicorn (ASGI, the waits), a worker on ``interactive``, a worker at idle CPU priority
+(``chrt --idle 0``) on ``batch``, a worker on ``outbound`` and beat, on queues of its
+own (``CELERY_QUEUE_PREFIX``). One run, three sets of ``--tables`` people's tables (a
+seat played by this script through the API, three built-in bots, the quick ending), each
+played to its end:
 
 1. idle: the ladder stopped;
 2. busy: entered bots (the search player ``ismcts`` among them) on a ladder of more
@@ -21,7 +22,10 @@ A bot turn's delay runs from when it was due (the move before it, plus
 ``BOT_MOVE_DELAY_MS``) to the bot's action, both read from the game's log. The person
 learns of each turn through the long-poll on uvicorn and POSTs the action on gunicorn;
 the action's latency is that POST's. Memory per open stream is uvicorn's resident set
-growth over the crowd's connections (streams and long-polls alike).
+growth over the crowd's connections (streams and long-polls alike). Each phase also
+prints the share of a core each process used (the servers, the workers, PostgreSQL,
+Redis and these clients): on a machine of two cores the clients' share is load a real
+crowd would put on its own machines, so the crowd is plain asyncio HTTP, not httpx.
 
 Targets (issue 25): bot_turn_p99_ms <= 1000 busy, busy/idle p99 ratio <= 1.5; with the crowd
 connected, healthz_p99_ms <= 100 and the people's action p99 <= 2x the idle one;
@@ -55,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._live_clients import crowd_phase, play_tables  # noqa: E402 - after sys.path
 from benchmarks.api import free_port, percentile  # noqa: E402 - after sys.path
+from cya_site import queues  # noqa: E402 - after sys.path
 
 BENCH_DB = "cya_live_bench"
 BOT_MOVE_DELAY_MS = 800
@@ -128,7 +133,7 @@ def start(env: dict[str, str], web: int, waits: int, prefix: str) -> list[subpro
          "--port", str(waits), "--log-level", "warning", "--no-access-log"],
         [*celery, "worker", "--queues", f"{prefix}interactive", "--concurrency", "2",
          "--hostname", f"interactive-{node}@%h", "--loglevel", "WARNING"],
-        ["nice", "-n", "10", *celery, "worker", "--queues", f"{prefix}batch", "--concurrency",
+        [*queues.batch_priority(), *celery, "worker", "--queues", f"{prefix}batch", "--concurrency",
          "2", "--hostname", f"batch-{node}@%h", "--loglevel", "WARNING"],
         [*celery, "worker", "--queues", f"{prefix}outbound", "--concurrency", "1",
          "--hostname", f"outbound-{node}@%h", "--loglevel", "WARNING"],
@@ -196,6 +201,38 @@ def ladder_busy(url: str, at_least: int, timeout: float = 180) -> None:
             time.sleep(0.5)
 
 
+def cpu_seconds(sessions: dict[str, int]) -> dict[str, float]:
+    """CPU seconds (user + system) spent so far by every process of each named session
+    (a process set member and its children: gunicorn's and the workers' pools), and by
+    the PostgreSQL and Redis servers (by command: each PostgreSQL backend is a session of
+    its own). A process that has exited no longer counts."""
+    tick = os.sysconf("SC_CLK_TCK")
+    spent = dict.fromkeys([*sessions, *SERVERS.values()], 0.0)
+    names = {sid: name for name, sid in sessions.items()}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command, rest = (entry / "stat").read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        fields = rest.split()
+        command = command.split("(", 1)[1]
+        name = names.get(int(fields[3])) or SERVERS.get(command)  # fields[3]: the session
+        if name is not None:
+            spent[name] += (int(fields[11]) + int(fields[12])) / tick
+    return spent
+
+
+SERVERS = {"postgres": "postgres", "redis-server": "redis"}
+
+
+def cpu_report(label: str, before: dict[str, float], after: dict[str, float], s: float) -> None:
+    """Each process's share of a core over a phase of ``s`` seconds."""
+    shares = " ".join(f"{name}={(after[name] - before[name]) / s:.2f}" for name in after)
+    print(f"  cores used ({label}): {shares}", flush=True)
+
+
 def timed(label: str, work: Callable[[], Any]) -> Any:
     began = time.monotonic()
     result = work()
@@ -244,15 +281,25 @@ def main() -> None:
     web_port, waits_port = free_port(), free_port()
     web, waits = f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{waits_port}"
     processes = start(env, web_port, waits_port, prefix)
+    names = ("web", "waits", "interactive", "batch", "outbound", "beat")
+    sessions = {name: process.pid for name, process in zip(names, processes, strict=True)}
+    sessions["clients"] = os.getsid(0)  # this script, its people and the crowd's process
+
+    def phase(label: str, work: Callable[[], Any]) -> Any:
+        before, began = cpu_seconds(sessions), time.monotonic()
+        result = timed(label, work)
+        cpu_report(label, before, cpu_seconds(sessions), time.monotonic() - began)
+        return result
+
     try:
         print("1. idle ladder", flush=True)
         first, second = tokens[: args.tables], tokens[args.tables : 2 * args.tables]
-        games, idle_actions = timed("played", lambda: play_tables(web, waits, first))
+        games, idle_actions = phase("idle", lambda: play_tables(web, waits, first))
         idle = bot_delays(url, games)
         print("2. busy ladder", flush=True)
         ladder(url, True)
         ladder_busy(url, at_least=2)
-        games, _ = timed("played", lambda: play_tables(web, waits, second))
+        games, busy_actions = phase("busy", lambda: play_tables(web, waits, second))
         busy = bot_delays(url, games)
         with psycopg.connect(url, autocommit=True) as conn:
             running = value(
@@ -260,7 +307,10 @@ def main() -> None:
             )
         print(f"  ladder matches running or waiting at the end: {running}", flush=True)
         print("3. crowd", flush=True)
-        crowd_result = crowd_phase(args, url, web, waits, tokens[2 * args.tables :], processes)
+        third = tokens[2 * args.tables :]
+        crowd_result = crowd_phase(
+            args, url, web, waits, third, processes, lambda play: phase("crowd", play)
+        )
     finally:
         ladder(url, False)
         stop(processes)
@@ -273,6 +323,8 @@ def main() -> None:
     idle_action_p99 = percentile(idle_actions, 99)
     action_p99 = percentile(actions, 99)
     print(f"actions idle: p50={percentile(idle_actions, 50):.0f} ms p99={idle_action_p99:.0f} ms")
+    print(f"actions busy: p50={percentile(busy_actions, 50):.0f} ms"
+          f" p99={percentile(busy_actions, 99):.0f} ms")  # fmt: skip
     print(f"actions with the crowd: p50={percentile(actions, 50):.0f} ms p99={action_p99:.0f} ms")
     print(f"healthz with the crowd: n={len(healthz)} p50={percentile(healthz, 50):.1f} ms"
           f" p99={percentile(healthz, 99):.1f} ms")  # fmt: skip

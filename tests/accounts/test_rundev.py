@@ -26,13 +26,15 @@ def _option(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
 
 
-def test_rundev_starts_an_interactive_worker_with_beat_and_a_niced_batch_worker() -> None:
+def test_rundev_starts_an_interactive_worker_with_beat_and_a_batch_worker_at_idle_priority() -> (
+    None
+):
     interactive, batch = worker_commands()
 
     assert interactive[1:5] == ["-m", "celery", "--app", "cya_site"]
     assert _option(interactive, "--queues") == "interactive"
     assert "--beat" in interactive
-    assert batch[:3] == ["nice", "-n", "10"]
+    assert batch[:3] in (["chrt", "--idle", "0"], ["nice", "-n", "19"])
     assert _option(batch, "--queues") == "batch,outbound"
     assert "--beat" not in batch
     assert _option(interactive, "--hostname") != _option(batch, "--hostname")

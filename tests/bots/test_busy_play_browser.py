@@ -1,7 +1,7 @@
 """A person's game against three built-ins stays quick while the ladder saturates the batch
 worker (issue 25): in Chromium, with make run's split of workers (rundev's commands, one
-on interactive, one niced on batch and outbound), each bot move comes within 2 s of when
-it was due.
+on interactive, one at idle CPU priority on batch and outbound), each bot move comes
+within 2 s of when it was due.
 
 The workers run on queues of this test's own (``CELERY_QUEUE_PREFIX``), routed as the
 settings route them; the batch worker is kept busy by ladder matches of the search player

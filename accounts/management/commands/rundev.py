@@ -1,5 +1,5 @@
 """``manage.py rundev``: the development server plus real Celery workers (``make run``): one
-for interactive work (with beat), one under ``nice`` for batch and outbound work, the split
+for interactive work (with beat), one at idle CPU priority for batch and outbound work, the split
 of the documented process set (cya_site.queues, docs/operations.md)."""
 
 import os
@@ -25,8 +25,6 @@ WEBHOOK_NETWORKS = "WEBHOOK_ALLOWED_NETWORKS"
 LOOPBACK_NETWORKS = ["127.0.0.0/8", "::1/128"]
 
 
-# batch work yields the machine's cores to what people wait for (docs/operations.md)
-BATCH_NICENESS = 10
 # Ctrl-C to a quiet prompt: what the workers have not finished in this long is left to
 # the recovery sweeps (a lost bot turn is sent again within seconds, a match resumes)
 STOP_SECONDS = 1.5
@@ -35,14 +33,15 @@ STOP_SECONDS = 1.5
 def worker_commands() -> list[list[str]]:
     """The Celery workers as ``make run`` starts them: interactive work (bots' moves at
     people's tables, deadlines) with beat embedded, and batch and outbound work (ladder
-    matches, validations, clubs' webhooks) in a worker of its own, niced, so a busy ladder
-    never delays a move at a people's table."""
+    matches, validations, clubs' webhooks) in a worker of its own, at idle CPU priority
+    (``queues.batch_priority``), so a busy ladder never delays a move at a people's
+    table."""
     prefix = settings.CELERY_QUEUE_PREFIX
     interactive = queues.queues(prefix, (queues.INTERACTIVE,))
     batch = queues.queues(prefix, (queues.BATCH, queues.OUTBOUND))
     return [
         [*_celery_worker("interactive", interactive, concurrency=2), "--beat"],
-        ["nice", "-n", str(BATCH_NICENESS), *_celery_worker("batch", batch, concurrency=1)],
+        [*queues.batch_priority(), *_celery_worker("batch", batch, concurrency=1)],
     ]
 
 
@@ -106,7 +105,8 @@ def port_check(addrport: str) -> None:
 class Command(BaseCommand):
     help = (
         "Check the port is free, load the demo data, start the Celery workers (interactive "
-        "work with beat; batch and outbound work, niced) on the configured broker, and "
+        "work with beat; batch and outbound work, at idle CPU priority) on the configured "
+        "broker, and "
         "serve on 127.0.0.1:8000 (uvicorn, the ASGI application) until stopped. Webhooks "
         "may reach loopback unless "
         "WEBHOOK_ALLOWED_NETWORKS is set."

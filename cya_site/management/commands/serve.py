@@ -2,7 +2,7 @@
 
 What a release does once (migrate, collect the static files), then honcho starts the
 Procfile's processes: gunicorn for pages and the API, uvicorn for waits and streams,
-a Celery worker per latency class (interactive, batch under ``nice``, outbound) and
+a Celery worker per latency class (interactive, batch at idle CPU priority, outbound) and
 beat, all with this environment (docs/deploy.md). Stopping it (Ctrl-C, SIGTERM) stops
 them all; one of them exiting stops the rest, so a supervisor sees it and restarts.
 """
