@@ -105,6 +105,8 @@ def crowd(waits: str, games: list[int], streams: int, polls: int, ready: Any, do
         reader, writer = await asyncio.open_connection(host, int(port))
         try:
             status, _ = await _get(reader, writer, host, f"/api/v1/games/{game}/stream/")
+            if status == 200:  # connected once its first line (the game, read) has come
+                await reader.readuntil(b"\r\n")  # the first chunk's size
             opened.append(status)
             while await reader.read(65536):
                 pass
