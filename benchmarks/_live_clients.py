@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import orjson
@@ -105,6 +105,8 @@ def crowd(waits: str, games: list[int], streams: int, polls: int, ready: Any, do
         reader, writer = await asyncio.open_connection(host, int(port))
         try:
             status, _ = await _get(reader, writer, host, f"/api/v1/games/{game}/stream/")
+            if status == 200:  # connected once its first line (the game, read) has come
+                await reader.readuntil(b"\r\n")  # the first chunk's size
             opened.append(status)
             while await reader.read(65536):
                 pass
@@ -161,6 +163,17 @@ def rss_kb(pid: int) -> int:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
+class Crowd(NamedTuple):
+    """What a crowd phase measured: /healthz and the people's actions (ms), the crowd's
+    connections opened and refused, and the ASGI server's memory per connection (KB)."""
+
+    healthz: list[float]
+    actions: list[float]
+    opened: int
+    refused: int
+    kb: float
+
+
 def crowd_phase(
     args: argparse.Namespace,
     url: str,
@@ -169,9 +182,9 @@ def crowd_phase(
     tokens: list[str],
     processes: list[subprocess.Popen[bytes]],
     measured: Callable[[Callable[[], None]], None],
-) -> tuple[list[float], list[float], int, int, float]:
-    """The third set of tables, with the crowd on them and the probe on /healthz; the play
-    (once the crowd has connected) runs inside ``measured``."""
+) -> Crowd:
+    """A set of tables, with the crowd on them and the probe on /healthz; the play (once
+    the crowd has connected) runs inside ``measured``."""
     people = [Person(web, waits, token) for token in tokens]
     games = [person.open() for person in people]
     uvicorn = processes[1].pid
@@ -202,4 +215,4 @@ def crowd_phase(
     done.set()
     spectators.join(timeout=60)
     actions = [ms for person in people for ms in person.actions_ms]
-    return healthz, actions, opened, refused, kb
+    return Crowd(healthz, actions, opened, refused, kb)

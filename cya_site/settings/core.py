@@ -51,22 +51,24 @@ MIDDLEWARE = [
     # First: the request id (X-Request-ID) covers everything below, and the access log
     # line and latency sample time all of it (cya_site.tracing).
     "cya_site.tracing.RequestMiddleware",
-    "django.middleware.security.SecurityMiddleware",
+    # Django's own middleware, its hooks run on the event loop under ASGI instead of a
+    # thread hop each (cya_site.middleware); under WSGI as Django runs them.
+    "cya_site.middleware.SecurityMiddleware",
     # The response headers of cya_site.settings.security.
-    "csp.middleware.CSPMiddleware",
+    "cya_site.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     # Static files in production (compressed, cached forever under hashed names); under
     # `make run` Django's development server serves them before this is reached.
     "cya_site.static.StaticFilesMiddleware",  # WhiteNoise, async capable
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "cya_site.middleware.SessionMiddleware",
+    "cya_site.middleware.LocaleMiddleware",
+    "cya_site.middleware.CommonMiddleware",
+    "cya_site.middleware.CsrfViewMiddleware",
+    "cya_site.middleware.AuthenticationMiddleware",
     # After authentication: a signed-in player's chosen language wins over the browser's.
     "accounts.middleware.UserLanguageMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "cya_site.middleware.MessageMiddleware",
+    "cya_site.middleware.XFrameOptionsMiddleware",
     # A page view's Http404 is the site's 404 page, also with DEBUG on (cya_site.errors).
     "cya_site.errors.PageNotFoundMiddleware",
     # Last: it turns a sign-in its backend locked out into the lockout answer.

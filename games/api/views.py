@@ -207,8 +207,14 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         return Response(LogEntrySerializer(result.entry).data)
 
     @extend_schema(parameters=[WaitQuerySerializer], responses={200: WaitResultSerializer})
+    # No filter backends: the games list's filters have nothing to say about one game,
+    # and building them cost a long-poll a tenth of its CPU (benchmarks/live.py's crowd).
     @action(
-        detail=True, methods=["get"], throttle_scope="wait", query_serializer=WaitQuerySerializer
+        detail=True,
+        methods=["get"],
+        throttle_scope="wait",
+        query_serializer=WaitQuerySerializer,
+        filter_backends=[],
     )
     def wait(self, request: Request, pk: str) -> Response:
         """Wait up to ``timeout`` seconds for the game to pass version ``after`` or your turn.
