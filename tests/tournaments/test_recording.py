@@ -450,6 +450,7 @@ def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
     recording.round_vote(record=record, by=bob, verdict="dispute", reason="I had the Gold")
     record.refresh_from_db()
     assert record.status == ScoreRecord.Status.DISPUTED
+    assert record.votes.get(voter=bob).reason == "I had the Gold"
     change = ChangeLog.objects.get(action="round_disputed")
     assert (change.actor, change.subject, change.reason) == (
         bob,
