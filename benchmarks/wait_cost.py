@@ -1,0 +1,148 @@
+"""What one request costs the ASGI server's core: ``/healthz``, and a long-poll answered at once.
+
+    python benchmarks/wait_cost.py [--requests 2000] [--concurrency 20]
+
+Needs PostgreSQL and Redis (``DATABASE_URL``'s server and ``REDIS_URL``). It recreates
+the database ``cya_bench``, migrates it, starts a game of two people, and serves the ASGI
+application as deployed (uvicorn, DEBUG off) on 127.0.0.1. Each path is sent
+``--requests`` times over ``--concurrency`` kept-alive connections (plain asyncio HTTP,
+anonymous), after a warm-up round of the same size: ``/healthz`` (the middleware chain
+and a view), then ``GET /api/v1/games/{id}/wait/?after=0&timeout=0`` (the wait's whole
+path: DRF's authentication, throttle and read, answered at once). A crowd of long-polls
+costs uvicorn about this much per change of the game it watches (benchmarks/live.py).
+
+For each: requests per second, and uvicorn's CPU (user and system, from /proc) per
+request. The last line is read by tools: ``healthz_cpu_ms=… wait_cpu_ms=…``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.api import bench_database_url, free_port, recreate_database  # noqa: E402
+from benchmarks.live import cpu_seconds  # noqa: E402 - after sys.path
+
+
+def started_game(env: dict[str, str]) -> int:
+    """Migrate, and start a game of two people: its id."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    from accounts.models import User
+    from games import services
+    from games.engine import RuleSet
+
+    alice, bob = (User.objects.create_user(name) for name in ("cost-alice", "cost-bob"))
+    game = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=2))
+    services.game_join(game=game, user=bob)
+    connections.close_all()
+    return int(game.pk)
+
+
+async def _client(port: int, path: str, n: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+    try:
+        for _ in range(n):
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise SystemExit(f"{path} answered {head.splitlines()[0].decode()}")
+            length = next(
+                int(line.split(b":", 1)[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            await reader.readexactly(length)
+    finally:
+        writer.close()
+
+
+def send(port: int, path: str, requests: int, concurrency: int) -> None:
+    async def all_clients() -> None:
+        share = requests // concurrency
+        await asyncio.gather(*(_client(port, path, share) for _ in range(concurrency)))
+
+    asyncio.run(all_clients())
+
+
+def measure(pid: int, port: int, path: str, args: argparse.Namespace) -> float:
+    """Send ``path`` (a warm-up round, then the measured one); uvicorn's CPU ms a request."""
+    send(port, path, args.requests, args.concurrency)
+    before, began = cpu_seconds({"uvicorn": pid})["uvicorn"], time.monotonic()
+    send(port, path, args.requests, args.concurrency)
+    took = time.monotonic() - began
+    spent = cpu_seconds({"uvicorn": pid})["uvicorn"] - before
+    per_request = float(spent * 1000 / args.requests)
+    print(f"{path}: {args.requests / took:.0f} requests/s, {per_request:.2f} ms of CPU each")
+    return per_request
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=20)
+    args = parser.parse_args()
+    url = bench_database_url()
+    recreate_database(url)
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "benchmark-only-secret-key",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_COOKIES": "false",
+        "SSL_REDIRECT": "false",
+        "ACCESS_LOG": "false",
+        "THROTTLE_ANON": "1000000/min",
+        "THROTTLE_WAIT": "1000000/min",
+        "WAITS_PER_ADDRESS": "100000",
+    }
+    game = started_game(env)
+    port = free_port()
+    command = [
+        sys.executable, "-m", "uvicorn", "cya_site.asgi:application", "--host", "127.0.0.1",
+        "--port", str(port), "--log-level", "warning", "--no-access-log",
+    ]  # fmt: skip
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    sys.exit("uvicorn did not start")
+                time.sleep(0.3)
+        healthz = measure(server.pid, port, "/healthz", args)
+        wait = measure(server.pid, port, f"/api/v1/games/{game}/wait/?after=0&timeout=0", args)
+    finally:
+        server.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.wait(timeout=20)
+    print(f"healthz_cpu_ms={healthz:.2f} wait_cpu_ms={wait:.2f}")
+
+
+if __name__ == "__main__":
+    main()
