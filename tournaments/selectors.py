@@ -318,8 +318,12 @@ def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:
         keep[row["competitor_id"]].append((row["points"], row["night_id"]))
     allowed = Q(pk__in=[])
     for competitor_id, nights in keep.items():
-        chosen = sorted(nights, key=lambda n: (-n[0], n[1] or 0))[:best]
-        allowed |= Q(competitor_id=competitor_id, night_id__in=[n for _, n in chosen])
+        chosen = [n for _, n in sorted(nights, key=lambda n: (-n[0], n[1] or 0))[:best]]
+        # the games at no night are one night; SQL's IN never matches a NULL night
+        kept = Q(night_id__in=[n for n in chosen if n is not None])
+        if None in chosen:
+            kept |= Q(night__isnull=True)
+        allowed |= Q(competitor_id=competitor_id) & kept
     return rows.filter(allowed)
 
 

@@ -381,7 +381,10 @@ def test_someone_not_at_the_table_cannot_vote(club: Club, alice: User, carol: Us
 def test_nobody_votes_twice_on_a_round(club: Club, alice: User, bob: User) -> None:
     game = recorded_game(club, alice, ["Alice", "Bob", "Carol"])
     record = recording.round_record(game=game, by=alice, dollars=[10_000, 0, 0]).record
-    refused("already_voted", 409, recording.round_vote, record=record, by=alice, verdict="confirm")
+    error = refused(
+        "already_voted", 409, recording.round_vote, record=record, by=alice, verdict="confirm"
+    )
+    assert error.message == "You have already voted on this round."
     recording.round_vote(record=record, by=bob, verdict="confirm")
     before = snapshot(club)
     refused(
@@ -410,7 +413,7 @@ def test_a_dispute_must_say_why(club: Club, alice: User, bob: User, reason: str)
         verdict="dispute",
         reason=reason,
     )
-    assert error.details == {"field": "reason"}
+    assert (error.message, error.details) == ("Say why the round is wrong.", {"field": "reason"})
     assert snapshot(club) == before
 
 
@@ -447,7 +450,13 @@ def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
     recording.round_vote(record=record, by=bob, verdict="dispute", reason="I had the Gold")
     record.refresh_from_db()
     assert record.status == ScoreRecord.Status.DISPUTED
-    assert ChangeLog.objects.filter(action="round_disputed", reason="I had the Gold").exists()
+    assert record.votes.get(voter=bob).reason == "I had the Gold"
+    change = ChangeLog.objects.get(action="round_disputed")
+    assert (change.actor, change.subject, change.reason) == (
+        bob,
+        f"game {game.pk} round 1",
+        "I had the Gold",
+    )
 
     before = snapshot(club)
     refused("round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0])
@@ -492,6 +501,27 @@ def test_a_seated_organiser_confirms_as_a_player_and_settles_a_dispute_by_correc
         game=game, round_number=1, by=olga, dollars=[250_000, 200_000], reason="recounted"
     )
     assert recording.round_record(game=game, by=alice, dollars=[10_000, 0]).record.round_number == 2
+
+
+def test_a_seated_organisers_vote_is_recorded_as_a_players(
+    club: Club, olga: User, alice: User
+) -> None:
+    olgas = services.competitor_add(competition=club.competition, by=olga, name="Olga", user=olga)
+    game = recording.recorded_game_create(
+        by=olga,
+        competition=club.competition,
+        competitors=[olgas, club.players["Alice"]],
+        rules=CLASSIC_2,
+        night=club.night,
+    )
+    record = recording.round_record(game=game, by=alice, dollars=[300_000, 200_000]).record
+
+    recording.round_vote(record=record, by=olga, verdict="confirm")
+
+    vote = record.votes.get(voter=olga)
+    assert (vote.verdict, vote.as_organiser) == ("confirm", False)
+    change = ChangeLog.objects.get(action="round_confirmed")
+    assert (change.actor, change.subject) == (olga, f"game {game.pk} round 1")
 
 
 def test_an_organisers_dispute_freezes_a_round_rather_than_settling_it(
@@ -541,7 +571,7 @@ def test_a_correction_appends_to_the_ledger_and_logs_who_when_why_before_and_aft
         (1, "enter", "confirmed", [300_000, 200_000, 100_000]),  # kept as it was
         (1, "correct", "confirmed", [100_000, 200_000, 300_000]),
     ]
-    assert correction.supersedes == first
+    assert (correction.supersedes, correction.actor) == (first, olga)
     assert correction.reason == "read the sheet upside down"
     change = ChangeLog.objects.get(competition=club.competition, action="round_corrected")
     assert (change.actor, change.created_at) == (olga, moment)
@@ -627,6 +657,16 @@ def test_only_organisers_correct_and_always_with_a_reason(
         reason="typo",
     )
     assert (error.message, error.details) == ("The game has rounds 1 to 1.", {"rounds": 1})
+    refused(
+        "no_such_round",
+        404,
+        recording.round_correct,
+        game=game,
+        round_number=0,
+        by=olga,
+        dollars=[50_000, 100_000],
+        reason="typo",
+    )
     assert snapshot(club) == before
 
 

@@ -22,8 +22,8 @@ from accounts.models import User
 from cya_site.errors import DomainError
 from tests.tournaments.conftest import QUICK, Club, settled_game
 from tests.tournaments.test_nights import check_in, finish
-from tournaments import nights, recording, selectors, services
-from tournaments.models import ChangeLog, GameEntry, GameNight, Result
+from tournaments import nights, recording, running, selectors, services
+from tournaments.models import ChangeLog, Competitor, GameEntry, GameNight, Result
 
 
 def table(club: Club, as_of: dt.datetime | None = None) -> list[tuple[str, float]]:
@@ -122,6 +122,20 @@ def test_head_to_head_separates_a_tie_by_the_games_between_the_tied(club: Club, 
         ids["Bob"]: 2.0,
         ids["Carol"]: 1.0,
         ids["Dora"]: 0.0,
+    }
+
+
+def test_head_to_head_counts_a_shared_place_as_half_a_point(club: Club, olga: User) -> None:
+    """Bob and Carol finished level behind Alice: between them, half a point each."""
+    settled_game(club, olga, ["Alice", "Bob", "Carol"], [200_000, 100_000, 100_000])
+    ids = {n: club.players[n].pk for n in ("Alice", "Bob", "Carol")}
+    detail = selectors._Detail(selectors.results_at(club.competition, None))
+
+    assert detail.head_to_head([ids["Bob"], ids["Carol"]]) == {ids["Bob"]: 0.5, ids["Carol"]: 0.5}
+    assert detail.head_to_head(list(ids.values())) == {
+        ids["Alice"]: 2.0,
+        ids["Bob"]: 0.5,
+        ids["Carol"]: 0.5,
     }
 
 
@@ -259,6 +273,25 @@ def test_best_of_ties_between_nights_keep_the_earlier_night(club: Club, olga: Us
     assert GameNight.objects.get(pk=club.night.pk).date < second.date
 
 
+def test_best_of_counts_a_seasons_games_at_no_night_as_a_night_of_their_own(
+    club: Club, olga: User
+) -> None:
+    """A season's games played at no night (digital ones) are one more night for best of,
+    the first of all in a tie."""
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
+    nightless = recording.recorded_game_create(
+        by=olga, competition=club.competition, competitors=club.at("Alice", "Bob"), rules=QUICK
+    )
+    recording.round_record(game=nightless, by=olga, dollars=[300_000, 50_000])
+    club.competition.best_of = 1
+    club.competition.save(update_fields=["best_of"])
+
+    best_one = rows(club)
+
+    assert (best_one["Alice"]["games"], best_one["Alice"]["dollars"]) == (1, 300_000)
+    assert (best_one["Bob"]["games"], best_one["Bob"]["dollars"]) == (1, 50_000)
+
+
 # --- as of a past moment --------------------------------------------------------------------
 
 
@@ -319,6 +352,26 @@ def test_a_league_is_run_by_its_creator_and_the_organisers_added(
     assert not selectors.is_league_organiser(league, AnonymousUser())
 
 
+def test_a_club_tournament_is_run_by_its_organiser_and_the_leagues_organisers(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    league = club.season.league
+    league.organisers.add(alice)
+    options: dict[str, Any] = {
+        "format": "round_robin", "entrants": "humans", "play": "recorded", "rules": QUICK,
+        "rounds": 1, "table_sizes": [2], "preferred_size": 2,
+    }  # fmt: skip
+
+    club_cup = running.tournament_create(by=olga, name="Club Cup", league=league, **options)
+    open_cup = running.tournament_create(by=bob, name="Open Cup", **options)
+
+    assert selectors.organiser_ids(club_cup.competition) == {olga.pk, alice.pk}
+    assert selectors.is_organiser(club_cup.competition, alice)
+    assert selectors.organiser_ids(open_cup.competition) == {bob.pk}  # no league: its organiser
+    assert not selectors.is_organiser(open_cup.competition, alice)
+    assert not selectors.is_organiser(club_cup.competition, AnonymousUser())
+
+
 def test_a_player_who_won_nothing_stands_at_zero_in_every_column(club: Club, olga: User) -> None:
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 0])
 
@@ -334,7 +387,11 @@ def test_a_player_who_won_nothing_stands_at_zero_in_every_column(club: Club, olg
 def test_standings_give_their_averages_to_four_decimals(club: Club, olga: User) -> None:
     settled_game(club, olga, ["Alice", "Bob", "Carol", "Dora"], [400_000, 300_000, 0, 0])
 
-    assert rows(club)["Bob"]["points"] == 0.6667  # second of four: 2/3 of a win
+    bob = rows(club)["Bob"]
+
+    assert bob["points"] == bob["placement"] == 0.6667  # second of four: 2/3 of a win
+    # $300k of $700k at four seats: 300 / 175
+    assert bob["dsi"] == bob["best_dsi"] == 1.7143
 
 
 def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
@@ -405,6 +462,58 @@ def test_a_competitors_games_follow_the_nights_dates_not_their_creation(
         (1, 2),
         (3, 1),
     ]
+
+
+def test_a_competitors_games_on_two_nights_of_one_date_follow_the_nights(
+    club: Club, olga: User
+) -> None:
+    afternoon = club.night
+    evening = services.night_create(season=club.season, by=olga, on=afternoon.date)
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000], night=evening)  # typed first
+    settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000], night=afternoon)
+
+    games = selectors.competitor_games(club.competition, club.players["Alice"])
+
+    assert [(g.night, g.place) for g in games] == [(afternoon, 2), (evening, 1)]
+
+
+def test_a_competitors_games_at_a_night_follow_its_draws_not_the_tables(
+    club: Club, olga: User
+) -> None:
+    check_in(club, olga, 8)
+    finish(nights.night_draw(night=club.night, by=olga, seed=1), olga)
+    finish(nights.night_draw(night=club.night, by=olga, seed=2), olga)
+    table_at: dict[int, dict[int, int | None]] = {}
+    for entry in GameEntry.objects.filter(competition=club.competition).select_related(
+        "night_round"
+    ):
+        assert entry.night_round is not None
+        table_at.setdefault(entry.competitor_id, {})[entry.night_round.number] = entry.table
+    moved_up = [c for c, t in table_at.items() if (t[1] or 0) > (t[2] or 0)]
+    assert moved_up  # these seeds seat someone at a lower table in the second draw
+    competitor = Competitor.objects.get(pk=moved_up[0])
+
+    games = selectors.competitor_games(club.competition, competitor)
+
+    assert [(g.draw, g.table) for g in games] == [
+        (1, table_at[competitor.pk][1]),
+        (2, table_at[competitor.pk][2]),
+    ]
+
+
+def test_a_competitors_games_of_one_night_without_draws_follow_the_order_they_were_played(
+    club: Club, olga: User
+) -> None:
+    first = settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
+    second = settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000])
+    # the first game's results are written again, after the second's
+    recording.round_correct(
+        game=first, round_number=1, by=olga, dollars=[250_000, 100_000], reason="miscounted"
+    )
+
+    games = selectors.competitor_games(club.competition, club.players["Alice"])
+
+    assert [(g.game, g.dollars) for g in games] == [(first.pk, 250_000), (second.pk, 100_000)]
 
 
 def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olga: User) -> None:
