@@ -321,8 +321,7 @@ def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:
         chosen = [n for _, n in sorted(nights, key=lambda n: (-n[0], n[1] or 0))[:best]]
         # the games at no night are one night; SQL's IN never matches a NULL night
         kept = Q(night_id__in=[n for n in chosen if n is not None])
-        if None in chosen:
-            kept |= Q(night__isnull=True)
+        kept |= Q(night__isnull=True) if None in chosen else Q(pk__in=[])
         allowed |= Q(competitor_id=competitor_id) & kept
     return rows.filter(allowed)
 
