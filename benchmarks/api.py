@@ -60,6 +60,20 @@ def bench_database_url() -> str:
     return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
 
 
+def production_env(url: str, **settings: str) -> dict[str, str]:
+    """This environment, with the settings every benchmark's servers share (the database
+    at ``url``, Redis, DEBUG off) and ``settings`` on top."""
+    return {
+        **os.environ,
+        "DATABASE_URL": url,
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "benchmark-only-secret-key",
+        **settings,
+    }
+
+
 def recreate_database(url: str) -> None:
     parts = urlsplit(url)
     admin = urlunsplit(parts._replace(path="/postgres"))
@@ -280,17 +294,12 @@ def main() -> None:
 
     url = bench_database_url()
     recreate_database(url)
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "BENCH_ENDPOINTS": "true",
-        "DEBUG": "false",
-        "SECRET_KEY": "benchmark-only-secret-key",
-        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
-        "THROTTLE_USER": "1000000/min",
-        "THROTTLE_ACTIONS": "1000000/min",
-    }
+    env = production_env(
+        url,
+        BENCH_ENDPOINTS="true",
+        THROTTLE_USER="1000000/min",
+        THROTTLE_ACTIONS="1000000/min",
+    )
     tables = setup(env, args.clients, args.seats, args.ending)
     rest_port, stream_port = free_port(), free_port()
     servers = start_servers(env, rest_port, stream_port)

@@ -61,7 +61,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._live_clients import Crowd, crowd_phase, play_tables  # noqa: E402 - after sys.path
-from benchmarks.api import free_port, percentile  # noqa: E402 - after sys.path
+from benchmarks.api import free_port, percentile, production_env  # noqa: E402 - after sys.path
 from cya_site import queues  # noqa: E402 - after sys.path
 
 BENCH_DB = "cya_live_bench"
@@ -255,30 +255,25 @@ def main() -> None:
     url = database_url()
     recreate(url)
     prefix = f"live-{uuid.uuid4().hex[:6]}."
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": "benchmark-only-secret-key",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_COOKIES": "false",
-        "SSL_REDIRECT": "false",
-        "CELERY_QUEUE_PREFIX": prefix,
-        "BOT_MOVE_DELAY_MS": str(BOT_MOVE_DELAY_MS),
-        "LADDER_TABLES": "6",
-        "LADDER_SEATS": "4",
-        "LADDER_EVERY_SECONDS": "1",
-        "ACCESS_LOG": "false",
-        "THROTTLE_ANON": "1000000/min",
-        "THROTTLE_USER": "1000000/min",
-        "THROTTLE_WAIT": "1000000/min",
-        "THROTTLE_ACTIONS": "1000000/min",
+    env = production_env(
+        url,
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_COOKIES="false",
+        SSL_REDIRECT="false",
+        CELERY_QUEUE_PREFIX=prefix,
+        BOT_MOVE_DELAY_MS=str(BOT_MOVE_DELAY_MS),
+        LADDER_TABLES="6",
+        LADDER_SEATS="4",
+        LADDER_EVERY_SECONDS="1",
+        ACCESS_LOG="false",
+        THROTTLE_ANON="1000000/min",
+        THROTTLE_USER="1000000/min",
+        THROTTLE_WAIT="1000000/min",
+        THROTTLE_ACTIONS="1000000/min",
         # the crowd comes from one address, as through one proxy without NUM_PROXIES
-        "WAITS_PER_ADDRESS": "100000",
-        "STREAMS_PER_USER": "100000",
-    }
+        WAITS_PER_ADDRESS="100000",
+        STREAMS_PER_USER="100000",
+    )
     made = seed(env, 4 * args.tables)
     tokens = made["tokens"]
     sets = [tokens[n * args.tables : (n + 1) * args.tables] for n in range(4)]

@@ -31,7 +31,12 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.api import bench_database_url, free_port, recreate_database  # noqa: E402
+from benchmarks.api import (  # noqa: E402 - after sys.path
+    bench_database_url,
+    free_port,
+    production_env,
+    recreate_database,
+)
 from benchmarks.live import cpu_seconds  # noqa: E402 - after sys.path
 
 
@@ -103,21 +108,16 @@ def main() -> None:
     args = parser.parse_args()
     url = bench_database_url()
     recreate_database(url)
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": "benchmark-only-secret-key",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_COOKIES": "false",
-        "SSL_REDIRECT": "false",
-        "ACCESS_LOG": "false",
-        "THROTTLE_ANON": "1000000/min",
-        "THROTTLE_WAIT": "1000000/min",
-        "WAITS_PER_ADDRESS": "100000",
-    }
+    env = production_env(
+        url,
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_COOKIES="false",
+        SSL_REDIRECT="false",
+        ACCESS_LOG="false",
+        THROTTLE_ANON="1000000/min",
+        THROTTLE_WAIT="1000000/min",
+        WAITS_PER_ADDRESS="100000",
+    )
     game = started_game(env)
     port = free_port()
     command = [
