@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from bots import ratings, runner, services
-from bots.models import Bot, BotVersion, Match, RatingChange, SeatControl
+from bots.models import Bot, BotVersion, Match, RatingChange, SeatControl, Strike
+from bots.strategies import STRATEGIES
 from bots.validation import builtin_versions
 from tests.bots.bot_servers import SECRET
 from tests.bots.checks import quick
@@ -224,6 +227,18 @@ def test_a_version_must_fit_its_bots_kind(
     assert not bot.versions.exists()
 
 
+def test_a_built_in_version_without_a_strategy_is_told_every_strategy_there_is(
+    as_: Caller, staff: User
+) -> None:
+    bot = services.bot_create(owner=staff, name="house-bot", kind=Bot.Kind.BUILTIN)
+
+    response = as_(staff).post(f"/api/v1/bots/{bot.pk}/versions/", {})
+
+    assert_error(response, 422, "unknown_strategy")
+    names = ", ".join(sorted(STRATEGIES))
+    assert response.json()["message"] == f"strategy must be one of {names}"
+
+
 def test_an_unknown_strategy_is_invalid_input(as_: Caller, staff: User) -> None:
     bot = services.bot_create(owner=staff, name="house-bot", kind=Bot.Kind.BUILTIN)
     response = as_(staff).post(f"/api/v1/bots/{bot.pk}/versions/", {"strategy": "psychic"})
@@ -283,6 +298,7 @@ def test_an_api_client_bots_token_is_shown_once_and_lets_the_bot_act_as_itself(
 def test_only_api_client_bots_hold_tokens(as_: Caller, alice: User, webhook_bot: Bot) -> None:
     response = as_(alice).post(f"/api/v1/bots/{webhook_bot.pk}/tokens/", {"name": "x"})
     assert_error(response, 409, "invalid_bot_kind")
+    assert response.json()["message"] == "Only API-client bots hold tokens."
     assert not ApiToken.objects.filter(user=webhook_bot.user).exists()
 
 
@@ -293,6 +309,7 @@ def test_only_the_owner_gets_a_token_for_a_bot(
     user: User = request.getfixturevalue(who)
     response = as_(user).post(f"/api/v1/bots/{client_bot.pk}/tokens/", {"name": "mine-now"})
     assert_error(response, 403, "permission_denied")
+    assert response.json()["message"] == "Only the bot's owner gets its tokens."
     assert not ApiToken.objects.filter(user=client_bot.user).exists()
 
 
@@ -300,13 +317,18 @@ def test_only_the_owner_gets_a_token_for_a_bot(
 
 
 @pytest.fixture
-def struck(webhook_bot: Bot) -> SeatControl:
-    """Alice's bot seated against the built-ins, with one timeout strike."""
+def seated(webhook_bot: Bot) -> SeatControl:
+    """Alice's ready bot seated against the built-ins, not struck yet."""
     version = webhook_bot.versions.get()
     match = services.match_create(versions=[version, *builtin_versions()[:2]], duplicate=False)
-    control = SeatControl.objects.get(seat__game__match_game__match=match, version=version)
+    return SeatControl.objects.get(seat__game__match_game__match=match, version=version)
+
+
+@pytest.fixture
+def struck(seated: SeatControl) -> SeatControl:
+    """Alice's bot seated against the built-ins, with one timeout strike."""
     return services.strike_record(
-        control=control,
+        control=seated,
         game_version=0,
         reason="timeout",
         detail="no answer within 16000 ms",
@@ -339,6 +361,69 @@ def test_nobody_else_sees_a_bots_strikes(
 ) -> None:
     assert_error(as_(bob).get(f"/api/v1/bots/{webhook_bot.pk}/strikes/"), 403, "permission_denied")
     assert_error(as_(None).get(f"/api/v1/bots/{webhook_bot.pk}/strikes/"), 401, "not_authenticated")
+
+
+def strike(control: SeatControl, reason: str = "illegal", detail: str = "") -> SeatControl:
+    return services.strike_record(
+        control=control, game_version=2, reason=reason, detail=detail, elapsed_ms=40
+    )
+
+
+def test_a_strikes_detail_is_kept_to_its_first_500_characters(seated: SeatControl) -> None:
+    strike(seated, detail="y" * 600)
+
+    assert Strike.objects.get(control=seated).detail == "y" * 500
+
+
+def test_the_third_strike_hands_the_seat_to_the_autopilot_once(seated: SeatControl) -> None:
+    handed = [strike(seated).autopilot_since for _ in range(4)]
+
+    assert handed[:2] == [None, None]
+    assert handed[2] is not None
+    assert handed[3] == handed[2]  # a fourth strike leaves it as it was
+
+
+def test_each_strike_is_counted_under_its_reason_once_committed(
+    seated: SeatControl, django_capture_on_commit_callbacks: Any
+) -> None:
+    def strikes(reason: str) -> float:
+        return REGISTRY.get_sample_value("cya_bot_strikes_total", {"reason": reason}) or 0.0
+
+    before = strikes("malformed")
+    with django_capture_on_commit_callbacks(execute=True):
+        strike(seated, reason="malformed")
+
+    assert strikes("malformed") == before + 1
+
+
+def test_a_bot_paused_for_its_strikes_is_told_the_latest_one(
+    seated: SeatControl, settings: Settings
+) -> None:
+    settings.BOT_PAUSE_STRIKES = 1
+
+    strike(seated, reason="timeout", detail="no answer within 16000 ms")
+
+    version = BotVersion.objects.get(pk=seated.version_id)
+    assert (version.status, version.pause_detail) == (
+        BotVersion.Status.PAUSED,
+        "1 strikes in a row across games; the latest: timeout (no answer within 16000 ms)",
+    )
+
+
+def test_a_seat_handed_to_the_autopilot_counts_towards_a_pause(
+    seated: SeatControl, settings: Settings
+) -> None:
+    settings.BOT_PAUSE_STRIKES = 10
+    settings.BOT_PAUSE_AUTOPILOT_GAMES = 1
+
+    for _ in range(3):
+        strike(seated)
+
+    version = BotVersion.objects.get(pk=seated.version_id)
+    assert (version.status, version.pause_reason) == (
+        BotVersion.Status.PAUSED,
+        BotVersion.PauseReason.AUTOPILOT,
+    )
 
 
 # --- the ladder and matches ---------------------------------------------------------------

@@ -261,6 +261,21 @@ def test_two_versions_of_one_owner_never_share_a_ladder_table(alice: User, bob: 
     assert not Match.objects.exists()
 
 
+def test_a_platform_baseline_is_its_own_owner_whatever_its_id(db: None) -> None:
+    # an entrant whose owner's user id is the baseline's version id still sits beside it
+    same_id = 2_000_000_001
+    owner = UserFactory.create(username="dora", id=same_id)
+    entrant = builtin_version(owner, "doras-bot", "greedy")
+    bot = services.bot_create(owner=services.platform_user(), name="base", kind=Bot.Kind.BUILTIN)
+    baseline = BotVersion.objects.create(
+        pk=same_id, bot=bot, number=1, strategy="shark", status=BotVersion.Status.READY
+    )
+
+    assert services.owner_key(baseline) != services.owner_key(entrant)
+    match = services.match_create(versions=[entrant, baseline])
+    assert match.entries.count() == 2
+
+
 ROUNDS = 12
 
 

@@ -1,10 +1,15 @@
-"""A ladder match of built-in versions: duplicate deals, aggregate places, rated once."""
+"""A ladder match of built-in versions: duplicate deals, aggregate places, rated once;
+claimed, its attempts given back, voided, and its versions locked while it is rated."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
+import psycopg
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, OperationalError, connection, transaction
+from prometheus_client import REGISTRY
 from pytest_django import Settings
 
 from accounts.models import User
@@ -26,6 +31,7 @@ from games.engine import (
 )
 from games.models import Event, Game, GameSnapshot, Playout, Round, RoundScore, Seat
 from tests.bots.checks import quick, states_before
+from tests.conftest import _test_database_url
 from tests.listening import listening
 
 
@@ -72,12 +78,177 @@ def test_a_builtin_match_plays_one_game_per_rotation_and_rates_each_version_once
     assert changes.count() == 4
     places = sorted(c.actual_place for c in changes)
     assert places[0] == 1
+    # the match's summary agrees with its entries, by version id
+    summed = match.entries.all()
+    assert match.result == {
+        "places": {str(e.version_id): e.place for e in summed},
+        "dollars": {str(e.version_id): e.dollars for e in summed},
+    }
     services.match_finish(match=match)  # a rerun changes nothing
     assert RatingChange.objects.filter(match=match).count() == 4
     for version in [*builtins, fourth]:
         version.refresh_from_db()
         assert version.games_played == 4
         assert version.matches_played == 1
+
+
+# --- a match's claim, attempts and void ---------------------------------------------------
+
+
+def counted(name: str, **labels: str) -> float:
+    """A counter's value in this process (cya_site.metrics), 0 before its first count."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def transitions(status: str) -> float:
+    return counted("cya_match_transitions_total", kind="ladder", status=status)
+
+
+@pytest.fixture
+def scheduled(db: None) -> Match:
+    """A ladder match of two built-ins, one game per rotation, not yet claimed."""
+    return services.match_create(versions=builtin_versions()[:2], rules=quick(2), seed=11)
+
+
+def games_of(match: Match) -> list[Game]:
+    return [mg.game for mg in match.match_games.select_related("game").order_by("rotation")]
+
+
+def test_a_claim_marks_the_match_running_counts_an_attempt_and_its_transition(
+    scheduled: Match, django_capture_on_commit_callbacks: Any
+) -> None:
+    before = transitions("running")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        claimed = services.match_claim(match_id=scheduled.pk)
+
+    assert claimed is not None
+    assert (claimed.pk, claimed.status, claimed.attempts) == (
+        scheduled.pk,
+        Match.Status.RUNNING,
+        1,
+    )
+    assert claimed.started_at is not None
+    assert transitions("running") == before + 1
+
+
+def test_a_claim_after_an_outage_counts_no_attempt(scheduled: Match) -> None:
+    claimed = services.match_claim(match_id=scheduled.pk, attempt=False)
+
+    assert claimed is not None
+    assert (claimed.status, claimed.attempts) == (Match.Status.RUNNING, 0)
+
+
+def test_an_ended_match_is_not_claimed_and_no_transition_is_counted(
+    scheduled: Match, django_capture_on_commit_callbacks: Any
+) -> None:
+    services.match_void(match=scheduled, reason="test")
+    before = transitions("running")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.match_claim(match_id=scheduled.pk) is None
+
+    scheduled.refresh_from_db()
+    assert (scheduled.status, scheduled.attempts) == (Match.Status.VOIDED, 0)
+    assert transitions("running") == before
+
+
+def test_a_refund_gives_back_one_attempt_of_that_match_and_never_goes_below_none(
+    scheduled: Match,
+) -> None:
+    other = services.match_create(versions=builtin_versions()[1:3], rules=quick(2), seed=12)
+    for match in (scheduled, scheduled, other):
+        services.match_claim(match_id=match.pk)
+
+    attempts = []
+    for _ in range(3):
+        services.match_attempt_refund(match_id=scheduled.pk)
+        scheduled.refresh_from_db()
+        attempts.append(scheduled.attempts)
+
+    assert attempts == [1, 0, 0]
+    other.refresh_from_db()
+    assert other.attempts == 1
+
+
+def test_a_void_ends_the_match_and_aborts_its_unfinished_games_without_a_result(
+    scheduled: Match, staff: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    ended, running = games_of(scheduled)
+    game_services.game_abort(game=ended, by=staff, reason="by hand")
+    before = transitions("voided")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        voided = services.match_void(match=scheduled, reason="x" * 300)
+
+    voided.refresh_from_db()
+    assert (voided.status, voided.void_reason) == (Match.Status.VOIDED, "x" * 200)
+    assert voided.finished_at is not None
+    assert voided.rated_at is None
+    assert transitions("voided") == before + 1
+    ended.refresh_from_db()
+    running.refresh_from_db()
+    assert (ended.status, ended.end_reason) == (Game.Status.ABORTED, "by hand")
+    assert (running.status, running.end_reason) == (Game.Status.ABORTED, "platform_fault")
+
+
+def test_a_void_of_an_ended_match_leaves_it_as_it_was(
+    scheduled: Match, django_capture_on_commit_callbacks: Any
+) -> None:
+    first = services.match_void(match=scheduled, reason="first")
+    before = transitions("voided")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        again = services.match_void(match=scheduled, reason="second")
+
+    again.refresh_from_db()
+    assert (again.void_reason, again.finished_at) == ("first", first.finished_at)
+    assert transitions("voided") == before
+
+
+# --- a rated finish locks its versions ---------------------------------------------------
+
+
+@pytest.mark.usefixtures("transactional_db")
+def test_a_ladder_finish_waits_for_its_versions_rows_held_by_another_transaction() -> None:
+    shark, greedy = builtin_versions()[:2]
+    match = services.match_create(versions=[shark, greedy], rules=quick(2), seed=13)
+
+    with psycopg.connect(_test_database_url()) as other:  # its row lock lasts its transaction
+        other.execute(
+            f"SELECT 1 FROM {BotVersion._meta.db_table} WHERE id = %s FOR UPDATE", [greedy.pk]
+        )
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '300ms'")
+            with pytest.raises(OperationalError, match="lock timeout"):
+                services.match_finish(match=match)
+    finished = services.match_finish(match=match)  # the other transaction is over
+
+    assert finished.status == Match.Status.FINISHED
+    assert finished.rated_at is not None
+
+
+@pytest.mark.usefixtures("seam_path")
+def test_an_unrated_match_finishes_with_its_places_moves_no_rating_and_is_counted_once(
+    builtins: list[BotVersion], django_capture_on_commit_callbacks: Any
+) -> None:
+    match = services.match_create(
+        versions=builtins[:2], kind=Match.Kind.FRIENDLY, rules=quick(2), seed=15
+    )
+
+    def finishes() -> float:
+        return counted("cya_match_transitions_total", kind="friendly", status="finished")
+
+    before = finishes()
+    with django_capture_on_commit_callbacks(execute=True):
+        finished = services.match_finish(match=match)
+        services.match_finish(match=match)  # a rerun finds it ended
+
+    assert (finished.status, finished.rated_at) == (Match.Status.FINISHED, None)
+    assert list(match.entries.values_list("place", flat=True)) == [1, 1]  # no game played
+    assert not RatingChange.objects.filter(match=match).exists()
+    assert finishes() == before + 1
 
 
 # --- the batch that writes a built-in game (games.services.actions_record) ---------------

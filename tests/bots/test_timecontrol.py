@@ -8,6 +8,7 @@ The rule is pure and shared: a ladder match charges it through ``services.time_s
 from __future__ import annotations
 
 import pytest
+from pytest_django import DjangoAssertNumQueries
 
 from bots import services, timecontrol
 from bots.models import SeatControl, Strike
@@ -60,3 +61,23 @@ def test_a_ladder_seat_is_charged_only_beyond_the_decision_limit(
     services.time_spend(control=control, decision_ms=1_000, elapsed_ms=elapsed)
     control.refresh_from_db()
     assert control.time_bank_ms == after
+
+
+@pytest.mark.parametrize("elapsed", [0, 999, 1_000])
+def test_an_answer_within_the_decision_limit_costs_no_write(
+    control: SeatControl, elapsed: int, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    with django_assert_num_queries(0):
+        services.time_spend(control=control, decision_ms=1_000, elapsed_ms=elapsed)
+
+
+@pytest.mark.parametrize(("reason", "after"), [("timeout", 0), ("illegal", 15_000)])
+def test_a_timeout_strike_empties_the_seats_bank_and_another_strike_leaves_it(
+    control: SeatControl, reason: str, after: int
+) -> None:
+    struck = services.strike_record(
+        control=control, game_version=3, reason=reason, detail="", elapsed_ms=16_000
+    )
+
+    control.refresh_from_db()
+    assert (struck.time_bank_ms, control.time_bank_ms) == (after, after)

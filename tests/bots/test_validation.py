@@ -9,8 +9,10 @@ real worker). The validation game is the real one: four seats of the 2021 rules.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
+from pytest_django import DjangoCaptureOnCommitCallbacks
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -24,6 +26,7 @@ from tests.bots.bot_servers import (
     BotServer,
     Reply,
     answer_legal,
+    builtin_version,
     free_port,
     good_bot,
     http_error_bot,
@@ -267,6 +270,49 @@ def test_a_new_version_is_sent_to_the_handshake_task_by_that_tasks_name() -> Non
     # services sit below the tasks that call them (the import contract on bots), so
     # version_create names its task instead of importing it
     assert tasks.handshake.name == services.HANDSHAKE
+
+
+def test_a_new_version_without_a_tag_has_none_and_its_handshake_is_sent_once_created(
+    staff: User,
+    sent: list[tuple[Any, tuple[Any, ...]]],
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    bot = services.bot_create(owner=staff, name="house-shark", kind=Bot.Kind.BUILTIN)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        version = services.version_create(bot=bot, by=staff, strategy="shark")
+
+    assert version.tag == ""
+    assert [(task.name, args) for task, args in sent] == [(services.HANDSHAKE, (version.pk,))]
+
+
+def test_a_passing_version_retires_its_own_bots_ready_and_paused_versions_only(
+    staff: User, alice: User
+) -> None:
+    bot = services.bot_create(owner=staff, name="house-greedy", kind=Bot.Kind.BUILTIN)
+    earlier = {
+        status: services.version_create(bot=bot, by=staff, strategy="greedy")
+        for status in (BotVersion.Status.READY, BotVersion.Status.PAUSED, BotVersion.Status.FAILED)
+    }
+    for status, version in earlier.items():
+        BotVersion.objects.filter(pk=version.pk).update(status=status)
+    newest = services.version_create(bot=bot, by=staff, strategy="shark")
+    elsewhere = builtin_version(alice, "alices-bot", "random")
+
+    services.version_validated(version=newest, passed=True, log=["passed"])
+
+    statuses = {
+        status: BotVersion.objects.get(pk=version.pk).status for status, version in earlier.items()
+    }
+    assert statuses == {
+        BotVersion.Status.READY: BotVersion.Status.RETIRED,
+        BotVersion.Status.PAUSED: BotVersion.Status.RETIRED,
+        BotVersion.Status.FAILED: BotVersion.Status.FAILED,
+    }
+    elsewhere.refresh_from_db()
+    assert elsewhere.status == BotVersion.Status.READY
+    newest.refresh_from_db()
+    assert (newest.status, newest.validation_log) == (BotVersion.Status.READY, ["passed"])
 
 
 def test_the_handshake_alone_fails_a_bot_that_does_not_answer_with_no_game_played(
