@@ -13,9 +13,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import services
-from games.engine import RuleSet, action_from_json, action_to_json, apply
-from games.models import Event, Game
+from games import selectors, services
+from games.engine import RuleSet, action_from_json, action_to_json, apply, legal_actions
+from games.models import Event, Game, Seat
 from tests.games.conftest import engine_state, submit
 
 Clients = Callable[[User], APIClient]
@@ -94,6 +94,7 @@ def test_refuses_a_version_other_than_the_current_one_and_writes_nothing(
 
     assert response.status_code == 409
     assert response.json()["code"] == "stale_version"
+    assert response.json()["message"] == "The game is at version 0: decide again."
     assert response.json()["details"] == {"version": 0}
     assert_unchanged(started, 0, log)
 
@@ -213,6 +214,30 @@ def test_a_retry_with_the_same_key_returns_the_first_result_and_applies_nothing(
     assert Event.objects.get(game=started, seq=1).idempotency_key == "retry-1"
 
 
+def test_a_retry_gets_its_seat_and_entry_and_the_decision_the_seat_faces_now(
+    started: Game, alice: User, bob: User, carol: User
+) -> None:
+    cabin = {"type": "discard", "card": "cabin"}
+    first = services.action_submit(game_id=started.pk, user=alice, action=cabin, version=0, key="k")
+    players = {0: alice, 1: bob, 2: carol}
+    state = engine_state(started)
+    while state.to_act != 0:  # the others play until it is alice's decision again
+        action = action_to_json(legal_actions(state)[0], state.rules.edition)
+        services.action_submit(
+            game_id=started.pk, user=players[state.to_act], action=action, version=state.version
+        )
+        state = engine_state(started)
+
+    again = services.action_submit(game_id=started.pk, user=alice, action=cabin, version=0, key="k")
+
+    assert again.replayed
+    assert (again.seat.number, again.event, again.entry) == (0, first.event, first.entry)
+    started.refresh_from_db()
+    now = selectors.decision(started, Seat.objects.get(game=started, number=0))
+    assert now is not None
+    assert again.decision == now
+
+
 def test_a_retry_replays_even_when_its_body_differs_from_the_first_request(
     started: Game, alice: User, api_as: Clients
 ) -> None:
@@ -242,6 +267,7 @@ def test_a_key_used_by_another_user_is_refused(
 
     assert response.status_code == 409
     assert response.json()["code"] == "idempotency_key_reused"
+    assert response.json()["message"] == "That Idempotency-Key belongs to another request."
     assert_unchanged(started, 1, log)
 
 

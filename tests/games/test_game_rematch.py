@@ -67,6 +67,38 @@ def test_a_game_in_play_or_a_stranger_cannot_ask_for_one(
     with pytest.raises(DomainError) as stranger:
         services.game_rematch(game=game, by=carol)
 
-    assert (early.value.code, early.value.http_status) == ("game_not_ended", 409)
-    assert (stranger.value.code, stranger.value.http_status) == ("not_seated", 403)
+    assert (early.value.code, early.value.message, early.value.http_status) == (
+        "game_not_ended",
+        "A rematch can be asked for once the game has ended.",
+        409,
+    )
+    assert (stranger.value.code, stranger.value.message, stranger.value.http_status) == (
+        "not_seated",
+        "You had no seat at this table.",
+        403,
+    )
     assert not Game.objects.filter(rematch_of=game).exists()
+
+
+def test_each_player_takes_their_old_seat_and_it_deals_once_the_last_sat_down(
+    alice: User, bob: User, carol: User
+) -> None:
+    services.game_create(by=bob, rules=RULES)  # bob sits at seat 0 of an earlier table
+    game = services.game_create(
+        by=alice, rules=RULES, seat=2, decision_seconds=30, time_bank_seconds=90, rated=True
+    )
+    services.game_join(game=game, user=bob, seat=0)
+    services.game_join(game=game, user=carol, seat=1)
+    game = _played_out(services.game_start(game=game, by=alice))
+
+    rematch = services.game_rematch(game=game, by=carol)
+    assert services.game_rematch(game=game, by=alice) == rematch
+    assert services.game_rematch(game=game, by=alice) == rematch  # asking again changes nothing
+    rematch.refresh_from_db()
+    assert rematch.status == Game.Status.OPEN  # bob's seat is still free
+    services.game_rematch(game=game, by=bob)
+
+    rematch.refresh_from_db()
+    assert [s.user for s in rematch.seats.order_by("number")] == [bob, carol, alice]
+    assert rematch.status == Game.Status.ACTIVE
+    assert (rematch.decision_seconds, rematch.time_bank_seconds, rematch.rated) == (30, 90, True)

@@ -10,6 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from cya_site.errors import DomainError
 from games import services
 from games.engine import RuleSet, legal_actions
 from games.models import Event, Game, Seat
@@ -152,6 +153,18 @@ def test_leaving_frees_the_seat(open_table: Game, bob: User, carol: User, api_as
     assert Seat.objects.get(game=open_table, number=1).joined_at is None
     assert api_as(carol).post(game_url(open_table, "join"), {}, format="json").status_code == 200
     assert seat_users(open_table) == ["alice", "carol"]
+
+
+def test_refuses_to_let_someone_without_a_seat_leave(open_table: Game, carol: User) -> None:
+    with pytest.raises(DomainError) as refused:
+        services.game_leave(game=open_table, user=carol)
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+        "not_seated",
+        "You have no seat at this table.",
+        403,
+    )
+    assert seat_users(open_table) == ["alice", "bob"]
 
 
 def test_refuses_to_leave_a_started_game(started: Game, bob: User, api_as: Clients) -> None:
@@ -366,6 +379,32 @@ def test_refuses_to_abort_an_ended_game(started: Game, staff: User, api_as: Clie
 
     assert response.status_code == 409
     assert response.json()["code"] == "game_over"
+    assert response.json()["message"] == "The game has already ended."
+
+
+def test_only_staff_abort_a_game(open_table: Game, alice: User) -> None:
+    with pytest.raises(DomainError) as refused:
+        services.game_abort(game=open_table, by=alice, reason="mine")
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+        "permission_denied",
+        "Only staff can abort a game.",
+        403,
+    )
+    open_table.refresh_from_db()
+    assert open_table.status == Game.Status.OPEN
+
+
+@pytest.mark.parametrize(
+    ("reason", "kept"), [("", "aborted"), ("r" * 20, "r" * 20), ("r" * 21, "r" * 20)]
+)
+def test_an_abort_keeps_20_characters_of_its_reason_or_says_aborted(
+    open_table: Game, staff: User, reason: str, kept: str
+) -> None:
+    services.game_abort(game=open_table, by=staff, reason=reason)
+
+    open_table.refresh_from_db()
+    assert open_table.end_reason == kept
 
 
 def test_refuses_to_join_an_aborted_table(
