@@ -22,6 +22,7 @@ from bots import ratings, runner, services
 from bots.models import Bot, BotVersion, Match, RatingChange, SeatControl, Strike
 from bots.strategies import STRATEGIES
 from bots.validation import builtin_versions
+from cya_site.errors import DomainError
 from tests.bots.bot_servers import SECRET
 from tests.bots.checks import quick
 
@@ -225,6 +226,44 @@ def test_a_version_must_fit_its_bots_kind(
     if field is not None:
         assert details == {"field": field}
     assert not bot.versions.exists()
+
+
+SHORT_SECRET = "A webhook secret needs 16 characters or more."
+NOT_BUILTIN = "Only built-in bots take a strategy."
+NOT_WEBHOOK = "Only webhook bots take a URL and secret."
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "field", "message"),
+    [
+        ("webhook", {**WEBHOOK, "secret": "s" * 15}, "secret", SHORT_SECRET),
+        ("webhook", {**WEBHOOK, "strategy": "greedy"}, "strategy", NOT_BUILTIN),
+        ("api_client", {"url": WEBHOOK["url"]}, "url", NOT_WEBHOOK),
+        ("api_client", {"secret": SECRET}, "url", NOT_WEBHOOK),
+    ],
+)
+def test_a_version_that_does_not_fit_its_bots_kind_is_told_why(
+    kind: str, fields: dict[str, str], field: str, message: str, staff: User
+) -> None:
+    bot = services.bot_create(owner=staff, name="house-bot", kind=kind)
+
+    with pytest.raises(DomainError) as refused:
+        services.version_create(bot=bot, by=staff, **fields)
+
+    assert (refused.value.code, refused.value.details, refused.value.message) == (
+        "invalid",
+        {"field": field},
+        message,
+    )
+    assert not bot.versions.exists()
+
+
+def test_a_webhook_secret_of_16_characters_is_enough(alice: User) -> None:
+    bot = services.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
+
+    version = services.version_create(bot=bot, by=alice, url=WEBHOOK["url"], secret="s" * 16)
+
+    assert version.secret == "s" * 16
 
 
 def test_a_built_in_version_without_a_strategy_is_told_every_strategy_there_is(

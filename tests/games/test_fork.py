@@ -15,7 +15,8 @@ from cya_site.errors import DomainError
 from games import selectors, services, store
 from games.consistency import finished_games, games_verify
 from games.engine import RuleSet, State, action_to_json, fork, legal_actions, observe
-from games.models import Event, Game, GameSnapshot
+from games.models import Event, Game, GameSnapshot, Playout
+from games.seating import BotChoice
 from tests.games.conftest import game_url
 from tests.games.test_hidden_information import card_lists, hidden_hands, walk
 
@@ -106,6 +107,38 @@ def test_the_forking_player_takes_the_seat_they_had_and_the_others_join(
     assert forked.seed is None  # chosen at the start, secret until the end
     assert seats == {0: None, 1: None, 2: carol.pk}
     assert forked.created_by == carol
+
+
+def test_a_parent_played_out_in_process_is_one_playout_of_its_origin_dated_at_its_end(
+    ended: Game,
+) -> None:
+    [playout] = Playout.objects.filter(game=ended)
+
+    assert (playout.first_seq, len(playout.codes)) == (1, ended.version)
+    assert playout.origin == Event.Origin.BUILTIN
+    assert ended.finished_at is not None
+    assert playout.created_at == ended.finished_at
+
+
+def test_the_player_of_seat_0_takes_it_again_and_one_who_had_no_seat_takes_seat_0(
+    ended: Game, alice: User, staff: User
+) -> None:
+    again = services.game_fork(game=ended, step=3, redeal=False, by=alice)
+    newcomer = services.game_fork(game=ended, step=3, redeal=False, by=staff)
+
+    assert again.seats.get(user=alice).number == 0
+    assert newcomer.seats.get(user=staff).number == 0
+
+
+def test_a_player_whose_seat_a_bot_takes_sits_at_the_lowest_seat_no_bot_takes(
+    ended: Game, alice: User
+) -> None:
+    bots = [BotChoice(seat=0, strategy="greedy"), BotChoice(seat=1, strategy="greedy")]
+
+    forked = services.game_fork(game=ended, step=3, redeal=False, by=alice, bots=bots)
+
+    assert forked.seats.get(user=alice).number == 2
+    assert forked.bot_seats == [0, 1]
 
 
 def test_a_player_chooses_a_seat_or_none(ended: Game, staff: User, alice: User) -> None:
