@@ -13,9 +13,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from cya_site.errors import DomainError
 from games import selectors, services
 from games.engine import RuleSet, action_from_json, action_to_json, apply, legal_actions
-from games.models import Event, Game, Seat
+from games.models import Event, Game, Playout, Seat
 from tests.games.conftest import engine_state, submit
 
 Clients = Callable[[User], APIClient]
@@ -330,3 +331,24 @@ def test_an_empty_key_is_no_key(started: Game, alice: User, api_as: Clients) -> 
 
     assert response.status_code == 201
     assert Event.objects.get(game=started, seq=1).idempotency_key == ""
+
+
+def test_a_game_decided_in_process_is_refused_if_an_action_moved_it_on_meanwhile(
+    started: Game, alice: User
+) -> None:
+    as_read = Game.objects.get(pk=started.pk)
+    cabin = {"type": "discard", "card": "cabin"}
+    services.action_submit(game_id=started.pk, user=alice, action=cabin, version=0)
+    log = log_of(started)
+
+    with pytest.raises(DomainError) as refused:
+        services.actions_record(
+            game=as_read, choose=lambda state: legal_actions(state)[0], origin=Event.Origin.BUILTIN
+        )
+
+    assert (refused.value.code, refused.value.message) == (
+        "stale_version",
+        "The game is at version 1: decide again.",
+    )
+    assert_unchanged(started, 1, log)
+    assert not Playout.objects.filter(game=started).exists()

@@ -141,6 +141,31 @@ def test_a_player_whose_seat_a_bot_takes_sits_at_the_lowest_seat_no_bot_takes(
     assert forked.bot_seats == [0, 1]
 
 
+def test_a_player_who_wants_a_seat_where_bots_take_every_seat_is_refused_seat_0(
+    ended: Game, alice: User
+) -> None:
+    bots = [BotChoice(seat=number, strategy="greedy") for number in range(3)]
+
+    with pytest.raises(DomainError) as refused:
+        services.game_fork(game=ended, step=3, redeal=False, by=alice, bots=bots)
+
+    assert (refused.value.code, refused.value.details) == ("seat_taken", {"seat": 0})
+
+
+def test_refuses_a_seat_the_table_does_not_have_even_to_a_player_taking_none(
+    ended: Game, alice: User
+) -> None:
+    with pytest.raises(DomainError) as refused:
+        services.game_fork(game=ended, step=3, redeal=False, by=alice, take_seat=False, seat=3)
+
+    assert (refused.value.code, refused.value.message, refused.value.details) == (
+        "no_such_seat",
+        "This table has seats 0 to 2.",
+        {"seat": 3},
+    )
+    assert not Game.objects.filter(forked_from=ended).exists()
+
+
 def test_a_player_chooses_a_seat_or_none(ended: Game, staff: User, alice: User) -> None:
     seated = services.game_fork(game=ended, step=0, redeal=False, by=staff, seat=2)
     watching = services.game_fork(game=ended, step=0, redeal=False, by=alice, take_seat=False)
