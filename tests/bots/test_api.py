@@ -258,6 +258,20 @@ def test_a_version_that_does_not_fit_its_bots_kind_is_told_why(
     assert not bot.versions.exists()
 
 
+def test_only_the_owner_or_staff_make_a_bots_versions(alice: User, bob: User) -> None:
+    bot = services.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
+
+    with pytest.raises(DomainError) as refused:
+        services.version_create(bot=bot, by=bob, **WEBHOOK)
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+        "permission_denied",
+        "This bot is someone else's.",
+        403,
+    )
+    assert not bot.versions.exists()
+
+
 def test_a_webhook_secret_of_16_characters_is_enough(alice: User) -> None:
     bot = services.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
 
