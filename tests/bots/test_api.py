@@ -112,15 +112,46 @@ def test_only_staff_register_built_in_strategies(as_: Caller, alice: User, staff
 
 
 @pytest.mark.parametrize(
-    "name", ["a", "-starts-with-a-dash", "_underscore-first", "has space", "dots.in.it", "émigré"]
+    "name",
+    ["a", "-starts-with-a-dash", "_underscore-first", "has space", "dots.in.it", "émigré", "new"],
 )
-def test_a_bot_name_must_be_2_to_40_letters_digits_dashes_or_underscores(
+def test_a_bot_name_must_be_2_to_40_letters_digits_dashes_or_underscores_and_not_new(
     name: str, as_: Caller, alice: User
 ) -> None:
     response = as_(alice).post("/api/v1/bots/", {"name": name, "kind": "webhook"})
     details = assert_error(response, 422, "invalid_bot_name")
     assert details == {"name": name}
+    assert response.json()["message"] == (
+        "A bot name is 2-40 letters, digits, '-' or '_', starting with a letter or digit, "
+        "and not 'new'."
+    )
     assert not Bot.objects.exists()
+
+
+def test_no_bot_is_named_new_in_any_letter_case(alice: User) -> None:
+    for name in ("New", "NEW"):
+        with pytest.raises(DomainError) as refused:
+            services.bot_create(owner=alice, name=name, kind=Bot.Kind.WEBHOOK)
+        assert refused.value.code == "invalid_bot_name"
+    assert not Bot.objects.exists()
+
+
+def test_a_bot_of_an_unknown_kind_is_told_the_kinds_there_are(alice: User) -> None:
+    with pytest.raises(DomainError) as refused:
+        services.bot_create(owner=alice, name="alices-bot", kind="robot")
+
+    kinds = ", ".join(Bot.Kind.values)
+    assert (refused.value.code, refused.value.message) == (
+        "invalid_bot_kind",
+        f"kind must be one of {kinds}",
+    )
+    assert not Bot.objects.exists()
+
+
+def test_a_bot_registered_without_a_description_has_none(alice: User) -> None:
+    bot = services.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
+
+    assert bot.description == ""
 
 
 def test_a_bot_name_over_40_characters_is_invalid_input(as_: Caller, alice: User) -> None:

@@ -20,6 +20,7 @@ from bots.matchmaking import Candidate, pick_table
 from bots.models import Bot, BotVersion, Match, MatchEntry
 from bots.validation import BUILTIN_OPPONENTS, SEATABLE_BUILTINS, builtin_versions, opponents
 from cya_site.errors import DomainError
+from games.engine import RuleSet
 from tests.bots.bot_servers import builtin_version
 from tests.factories import UserFactory
 
@@ -257,7 +258,24 @@ def test_two_versions_of_one_owner_never_share_a_ladder_table(alice: User, bob: 
     third = builtin_version(bob, "bobs-bot", "random")
     with pytest.raises(DomainError) as refused:
         services.match_create(versions=[first, second, third])
-    assert refused.value.code == "same_owner"
+    assert (refused.value.code, refused.value.message) == (
+        "same_owner",
+        "Two versions of one owner never share a ladder table.",
+    )
+    assert not Match.objects.exists()
+
+
+def test_a_match_whose_rules_seat_another_number_is_refused(db: None) -> None:
+    with pytest.raises(DomainError) as refused:
+        services.match_create(
+            versions=builtin_versions()[:2], rules=RuleSet.preset("2021", seats=3)
+        )
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+        "invalid_rules",
+        "The rules seat 3, the match has 2.",
+        422,
+    )
     assert not Match.objects.exists()
 
 

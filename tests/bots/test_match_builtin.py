@@ -114,6 +114,31 @@ def games_of(match: Match) -> list[Game]:
     return [mg.game for mg in match.match_games.select_related("game").order_by("rotation")]
 
 
+def test_each_rotation_seats_position_p_at_seat_p_plus_r_under_its_versions_control(
+    builtins: list[BotVersion], django_capture_on_commit_callbacks: Any
+) -> None:
+    before = transitions("scheduled")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match = services.match_create(versions=builtins, rules=quick(3), seed=5)
+
+    assert transitions("scheduled") == before + 1
+    assert (match.decision_ms, match.time_bank_ms, match.duplicate) == (1000, 15_000, True)
+    for rotation, game in enumerate(games_of(match)):
+        for position, version in enumerate(builtins):
+            seat = game.seats.get(number=(position + rotation) % 3)
+            assert seat.user == version.bot.user
+            assert (seat.control.version, seat.control.time_bank_ms) == (version, 15_000)
+
+
+def test_a_match_of_one_game_is_kept_as_one(builtins: list[BotVersion]) -> None:
+    match = services.match_create(versions=builtins, rules=quick(3), seed=5, duplicate=False)
+
+    match.refresh_from_db()
+    assert match.duplicate is False
+    assert match.match_games.count() == 1
+
+
 def test_a_claim_marks_the_match_running_counts_an_attempt_and_its_transition(
     scheduled: Match, django_capture_on_commit_callbacks: Any
 ) -> None:
