@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import IntegrityError
 from prometheus_client import REGISTRY
 from pytest_django import Settings
 from rest_framework.test import APIClient
@@ -25,6 +26,7 @@ from bots.validation import builtin_versions
 from cya_site.errors import DomainError
 from tests.bots.bot_servers import SECRET
 from tests.bots.checks import quick
+from tests.factories import UserFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 WEBHOOK = {"url": "https://bots.example.com/cya", "secret": SECRET}
@@ -168,7 +170,46 @@ def test_bot_names_are_unique_whatever_their_letter_case(
     response = as_(bob).post("/api/v1/bots/", {"name": "sHARK", "kind": "api_client"})
 
     assert assert_error(response, 409, "bot_name_taken") == {"name": "sHARK"}
+    assert response.json()["message"] == "A bot with this name exists."
     assert list(Bot.objects.values_list("name", flat=True)) == ["Shark"]
+
+
+def taken(name: str, owner: User) -> DomainError:
+    with pytest.raises(DomainError) as refused:
+        services.bot_create(owner=owner, name=name, kind=Bot.Kind.WEBHOOK)
+    return refused.value
+
+
+def test_a_name_whose_bot_account_exists_is_taken(alice: User) -> None:
+    UserFactory.create(username="bot.Orca")
+
+    refused = taken("orca", alice)
+
+    assert (refused.code, refused.message, refused.details, refused.http_status) == (
+        "bot_name_taken",
+        "A bot with this name exists.",
+        {"name": "orca"},
+        409,
+    )
+    assert not Bot.objects.exists()
+
+
+def test_the_second_of_two_registrations_of_one_name_at_once_is_told_it_is_taken(
+    alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def registered_meanwhile(**fields: Any) -> User:  # the other registration's account
+        raise IntegrityError("duplicate key value violates unique constraint")
+
+    monkeypatch.setattr(User.objects, "create_user", registered_meanwhile)
+
+    refused = taken("orca", alice)
+
+    assert (refused.code, refused.message, refused.details, refused.http_status) == (
+        "bot_name_taken",
+        "A bot with this name exists.",
+        {"name": "orca"},
+        409,
+    )
 
 
 @pytest.mark.parametrize(
