@@ -236,8 +236,10 @@ def test_a_void_of_an_ended_match_leaves_it_as_it_was(
 
 @pytest.mark.usefixtures("transactional_db")
 def test_a_ladder_finish_waits_for_its_versions_rows_held_by_another_transaction() -> None:
+    # the paused version's rating is read but never written: only the lock makes it wait
     shark, greedy = builtin_versions()[:2]
     match = services.match_create(versions=[shark, greedy], rules=quick(2), seed=13)
+    BotVersion.objects.filter(pk=greedy.pk).update(status=BotVersion.Status.PAUSED)
 
     with psycopg.connect(_test_database_url()) as other:  # its row lock lasts its transaction
         other.execute(
@@ -252,6 +254,9 @@ def test_a_ladder_finish_waits_for_its_versions_rows_held_by_another_transaction
 
     assert finished.status == Match.Status.FINISHED
     assert finished.rated_at is not None
+    assert list(RatingChange.objects.filter(match=match).values_list("version", flat=True)) == [
+        shark.pk
+    ]
 
 
 @pytest.mark.usefixtures("seam_path")
