@@ -352,3 +352,28 @@ def test_a_game_decided_in_process_is_refused_if_an_action_moved_it_on_meanwhile
     )
     assert_unchanged(started, 1, log)
     assert not Playout.objects.filter(game=started).exists()
+
+
+@pytest.mark.parametrize(
+    ("ending", "refusal"),
+    [
+        ("deleted", ("not_found", "No such game.", 404)),
+        ("aborted", ("game_over", "The game has ended.", 409)),
+    ],
+)
+def test_a_game_decided_in_process_is_refused_if_it_was_deleted_or_ended_meanwhile(
+    started: Game, staff: User, ending: str, refusal: tuple[str, str, int]
+) -> None:
+    as_read = Game.objects.get(pk=started.pk)
+    if ending == "deleted":
+        Game.objects.filter(pk=started.pk).delete()
+    else:
+        services.game_abort(game=started, by=staff, reason="test")
+
+    with pytest.raises(DomainError) as refused:
+        services.actions_record(
+            game=as_read, choose=lambda state: legal_actions(state)[0], origin=Event.Origin.BUILTIN
+        )
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == refusal
+    assert not Playout.objects.filter(game_id=started.pk).exists()

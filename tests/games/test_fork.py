@@ -234,8 +234,31 @@ def test_refuses_a_step_the_game_never_reached_or_where_it_was_over(
 def test_refuses_a_game_that_has_not_ended(started: Game, alice: User) -> None:
     with pytest.raises(DomainError) as info:
         services.game_fork(game=started, step=0, redeal=False, by=alice)
-    assert info.value.code == "replay_not_available"
+    assert (info.value.code, info.value.message, info.value.http_status) == (
+        "replay_not_available",
+        "A game can be forked once it has ended: its replay is public then.",
+        409,
+    )
     assert selectors.fork_steps(started) == range(0)
+
+
+def test_a_step_past_the_last_is_refused_naming_the_games_steps(ended: Game, alice: User) -> None:
+    with pytest.raises(DomainError) as info:
+        services.game_fork(game=ended, step=ended.version + 1, redeal=False, by=alice)
+
+    assert (info.value.code, info.value.message, info.value.details) == (
+        "no_such_step",
+        f"The game has {ended.version} steps.",
+        {"steps": ended.version},
+    )
+
+
+def test_a_fork_keeps_the_clock_it_is_given(ended: Game, alice: User) -> None:
+    forked = services.game_fork(
+        game=ended, step=3, redeal=False, by=alice, decision_seconds=30, time_bank_seconds=90
+    )
+
+    assert (forked.decision_seconds, forked.time_bank_seconds) == (30, 90)
 
 
 def test_every_step_of_an_aborted_game_may_be_forked(started: Game, staff: User) -> None:

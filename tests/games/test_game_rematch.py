@@ -83,7 +83,7 @@ def test_a_game_in_play_or_a_stranger_cannot_ask_for_one(
 def test_each_player_takes_their_old_seat_and_it_deals_once_the_last_sat_down(
     alice: User, bob: User, carol: User
 ) -> None:
-    services.game_create(by=bob, rules=RULES)  # bob sits at seat 0 of an earlier table
+    services.game_create(by=bob, rules=RULES, seat=1)  # bob sat at seat 1 of an earlier table
     game = services.game_create(
         by=alice, rules=RULES, seat=2, decision_seconds=30, time_bank_seconds=90, rated=True
     )
