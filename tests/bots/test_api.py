@@ -106,6 +106,7 @@ def test_a_player_registers_a_bot_that_plays_as_its_own_user(
 def test_only_staff_register_built_in_strategies(as_: Caller, alice: User, staff: User) -> None:
     refused = as_(alice).post("/api/v1/bots/", {"name": "alices-shark", "kind": "builtin"})
     assert_error(refused, 403, "permission_denied")
+    assert refused.json()["message"] == "Only staff register built-in strategies."
     assert not Bot.objects.filter(name="alices-shark").exists()
 
     created = as_(staff).post("/api/v1/bots/", {"name": "house-shark", "kind": "builtin"})
