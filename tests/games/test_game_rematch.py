@@ -90,6 +90,7 @@ def test_each_player_takes_their_old_seat_and_it_deals_once_the_last_sat_down(
     services.game_join(game=game, user=bob, seat=0)
     services.game_join(game=game, user=carol, seat=1)
     game = _played_out(services.game_start(game=game, by=alice))
+    services.game_create(by=bob, rules=RULES, seat=1)  # and at seat 1 of a later one
 
     rematch = services.game_rematch(game=game, by=carol)
     assert services.game_rematch(game=game, by=alice) == rematch
