@@ -151,10 +151,14 @@ def test_a_bot_of_an_unknown_kind_is_told_the_kinds_there_are(alice: User) -> No
     assert not Bot.objects.exists()
 
 
-def test_a_bot_registered_without_a_description_has_none(alice: User) -> None:
-    bot = services.bot_create(owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK)
+def test_a_bot_keeps_its_description_and_one_registered_without_has_none(alice: User) -> None:
+    described = services.bot_create(
+        owner=alice, name="alices-bot", kind=Bot.Kind.WEBHOOK, description="plays for pairs"
+    )
+    plain = services.bot_create(owner=alice, name="alices-other", kind=Bot.Kind.WEBHOOK)
 
-    assert bot.description == ""
+    described.refresh_from_db()
+    assert (described.description, plain.description) == ("plays for pairs", "")
 
 
 def test_a_bot_name_over_40_characters_is_invalid_input(as_: Caller, alice: User) -> None:
