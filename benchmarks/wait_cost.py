@@ -83,7 +83,8 @@ def act(game_id: int) -> int:
         raise SystemExit("the game has ended: play fewer --changes")
     seat = game.seats.select_related("user").get(number=game.to_act)
     decision = selectors.decision(game, seat)
-    assert decision is not None and seat.user is not None  # a person's turn
+    assert decision is not None  # the seat to act has a decision
+    assert seat.user is not None  # and is a person
     result = action_submit(
         game_id=game_id, user=seat.user, action=decision["legal_actions"][0],
         version=game.version,
