@@ -9,6 +9,7 @@ every stream to catch up from the database and join a new hub.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import weakref
 from collections import defaultdict
 
@@ -43,6 +44,10 @@ class Hub:
         self.client = aioredis.Redis.from_url(settings.REDIS_URL)
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
         self.subscribers: dict[str, set[Subscriber]] = defaultdict(set)
+        # per subscribed channel, a tick that moves on whenever it is subscribed afresh or
+        # a message comes on it: see ``mark``
+        self.ticks: dict[str, int] = {}
+        self._clock = itertools.count(1)
         self.reader: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()  # one subscription change at a time
         self.broken = False
@@ -70,6 +75,8 @@ class Hub:
             except BaseException:  # cancelled or failed: as if it had never joined
                 self._drop(subscriber)
                 raise
+            for name in new:
+                self.ticks[name] = next(self._clock)
             if self.reader is None or self.reader.done():
                 self.reader = asyncio.create_task(self._read())
             return True
@@ -95,8 +102,22 @@ class Hub:
             members.discard(subscriber)
             if not members:
                 del self.subscribers[name]
+                self.ticks.pop(name, None)
                 gone.append(name)
         return gone
+
+    def mark(self, channel: str) -> int | None:
+        """Where ``channel`` stands in this hub now: None unless it is subscribed, with the
+        hub whole. Unchanged later (``heard_nothing``), no message has come on it since,
+        and it stayed subscribed all along: a row read after the mark is still the latest
+        one announced."""
+        if self.broken or self.closed:
+            return None
+        return self.ticks.get(channel)
+
+    def heard_nothing(self, channel: str, mark: int | None) -> bool:
+        """Whether ``channel`` is where ``mark`` saw it (see ``mark``)."""
+        return mark is not None and self.mark(channel) == mark
 
     async def _read(self) -> None:
         try:
@@ -104,6 +125,8 @@ class Hub:
                 if message["type"] != "message":
                     continue
                 name = message["channel"].decode()
+                if name in self.ticks:
+                    self.ticks[name] = next(self._clock)
                 for subscriber in list(self.subscribers.get(name, ())):
                     subscriber.deliver(message["data"])
         except asyncio.CancelledError:
@@ -129,6 +152,11 @@ class Hub:
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def existing_hub() -> Hub | None:
+    """This loop's hub, if it has one (``loop_hub`` makes one)."""
+    return _hubs.get(asyncio.get_running_loop())
 
 
 def loop_hub() -> Hub:
