@@ -330,8 +330,9 @@ def test_from_json_refuses_values_equal_to_valid_ones_it_has_read(
     valid: dict[str, Any], equal_but_wrong_type: dict[str, Any], field: str
 ) -> None:
     """from_json remembers what it parsed (it runs at every state load), by value and
-    type: 3.0 == 3 and True == 1 in Python, yet neither is the integer the option takes."""
-    assert RuleSet.from_json(valid) == RuleSet.from_json(dict(valid))
+    type: 3.0 == 3 and True == 1 in Python, yet neither is the integer the option takes.
+    Remembered, the same rules read again are the very RuleSet read before."""
+    assert RuleSet.from_json(valid) is RuleSet.from_json(dict(valid))
 
     with pytest.raises(InvalidRules) as err:
         RuleSet.from_json(equal_but_wrong_type)

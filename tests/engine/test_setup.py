@@ -7,6 +7,7 @@ and 2.8.12 (the two-player deck and hand).
 from __future__ import annotations
 
 from collections import Counter
+from random import Random
 
 import pytest
 
@@ -22,6 +23,7 @@ from games.engine import (
 )
 from games.engine import actions as act
 from games.engine.cards import ASSETS, GOLD, MOVE, PENNY_JAR, SILVER, SWAP
+from games.engine.flow import shuffled_any
 from tests.engine.builders import ids, key, position
 
 
@@ -307,3 +309,14 @@ def test_seven_seats_are_refused_unless_the_table_allows_up_to_eight() -> None:
     s = new_game(RuleSet(seats=8, max_players=8), seed=1)
     assert [h.size for h in s.hands] == [5] * 8
     assert sum(dealt_cards(s).values()) == 104
+
+
+def test_any_number_of_cards_shuffles_two_into_either_order() -> None:
+    """``shuffled_any``: no card or one stays as it is, two or more come in a random order,
+    two cards in each order for some seed."""
+    assert shuffled_any([], Random(1)) == []
+    assert shuffled_any((GOLD,), Random(1)) == [GOLD]
+    orders = {tuple(shuffled_any((GOLD, SILVER), Random(seed))) for seed in range(20)}
+    assert orders == {(GOLD, SILVER), (SILVER, GOLD)}
+    three = {tuple(shuffled_any([GOLD, SILVER, SWAP], Random(seed))) for seed in range(40)}
+    assert len(three) == 6

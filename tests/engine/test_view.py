@@ -314,3 +314,20 @@ def test_without_a_challenge_nothing_is_contested() -> None:
     state = position(RuleSet.preset("2021", seats=2), hands={0: ["piano"]})
     assert SeatView(state, 0).challenge is None
     assert SeatView(state, 0).contested_value() == 0
+
+
+def test_a_seat_that_has_seen_a_whole_stack_shares_it_and_another_gets_a_copy() -> None:
+    """RULES #9, 2.8.11: the owner and every seat that once held a set see its tucked card;
+    their view holds the stack itself (nothing copied per view), a stranger's a copy with
+    the card HIDDEN."""
+    rules = RuleSet.preset("2021", seats=3)
+    stack = [
+        make_set(rules, ["piano", "piano"], first=True),
+        make_set(rules, ["classic_auto", "gold"], tucked=1, knowers=0b011),
+    ]
+    state = position(rules, hands={0: ["piano"]}, stacks={1: stack})
+    assert SeatView(state, 1).stack(1) is state.stacks[1]
+    assert SeatView(state, 0).stack(1) is state.stacks[1]
+    stranger = SeatView(state, 2).stack(1)
+    assert stranger[0] is state.stacks[1][0]
+    assert stranger[1].cards == (state.stacks[1][1].cards[0], HIDDEN)
