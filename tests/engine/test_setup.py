@@ -20,6 +20,7 @@ from games.engine import (
     default_action,
     legal_actions,
     new_game,
+    observe,
 )
 from games.engine import actions as act
 from games.engine.cards import ASSETS, GOLD, MOVE, PENNY_JAR, SILVER, SWAP
@@ -320,3 +321,20 @@ def test_any_number_of_cards_shuffles_two_into_either_order() -> None:
     assert orders == {(GOLD, SILVER), (SILVER, GOLD)}
     three = {tuple(shuffled_any([GOLD, SILVER, SWAP], Random(seed))) for seed in range(40)}
     assert len(three) == 6
+
+
+def test_a_game_is_dealt_from_any_seed_from_0_to_2_to_the_63rd_minus_1() -> None:
+    rules = RuleSet.preset("2021", seats=2)
+    for seed in (0, 2**63 - 1):
+        assert new_game(rules, seed).game.seed == seed
+    for bad in (-1, 2**63, 2**64 - 1, True, 7.0, "7"):
+        with pytest.raises(ValueError, match=r"^seed must be") as refused:
+            new_game(rules, bad)  # type: ignore[arg-type]
+        assert str(refused.value) == "seed must be an integer from 0 to 2**63 - 1"
+
+
+def test_a_new_game_is_not_over_and_says_false() -> None:
+    """The observation's ``over`` is a JSON boolean from the deal on, never null."""
+    state = new_game(RuleSet.preset("2021", seats=3), 4)
+    assert state.over is False
+    assert observe(state, 0)["over"] is False
