@@ -136,3 +136,24 @@ def test_a_tucked_card_is_redealt_without_steering_the_other_unseen_cards() -> N
     scooter = ids(rules, ["scooter"])
     in_hand = sum(worlds.sample(seed).hands[1].cards == scooter for seed in range(600))
     assert 250 <= in_hand <= 350  # 293 with these seeds; the biased choice gives about 400
+
+
+def test_a_tucked_card_is_redealt_a_card_that_fits_its_set() -> None:
+    """RULES #7, #9: under a Piano only a Piano or a wild can be tucked. Of the three cards
+    seat 0 has not seen only the Penny Jar fits, so every world tucks it there, and leaves
+    the rest of the stacks as they are."""
+    rules = RuleSet.preset("2021", seats=2, advanced={"penny_jar": True})
+    hidden = ["scooter", "jewels", "penny_jar"]
+    seen = Counter(position(rules).table.deck) - Counter(ids(rules, ["piano"] * 3 + hidden))
+    tucked = make_set(rules, ["piano", "penny_jar"], tucked=1, knowers=0b10)
+    state = position(
+        rules,
+        hands={1: ["scooter"]},
+        stacks={0: [["piano", "piano"]], 1: [tucked]},
+        discard=[key(rules, card) for card in sorted(seen.elements())],
+        deck=["jewels"],
+    )
+    for seed in range(10):
+        world = Worlds(state, 0).sample(seed)
+        assert world.stacks == state.stacks
+        assert sorted(world.hands[1].cards + world.deck) == sorted(ids(rules, hidden[:2]))
