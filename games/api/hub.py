@@ -52,15 +52,24 @@ class Hub:
         return len({s for subs in self.subscribers.values() for s in subs if s.client == client})
 
     async def join(self, subscriber: Subscriber) -> bool:
-        """Subscribe the stream's channels; False if this hub has closed meanwhile."""
+        """Subscribe the stream's channels; False if this hub has closed meanwhile.
+
+        A join that does not finish (its client went away while Redis was asked, or
+        Redis failed) leaves nothing behind: were the stream kept as a member, its
+        channels would count as subscribed, and no later stream of this process on
+        that game would ever ask Redis for them again."""
         async with self.lock:
             if self.closed:
                 return False
-            new = [c for c in subscriber.channels if not self.subscribers[c]]
+            new = [c for c in subscriber.channels if not self.subscribers.get(c)]
             for name in subscriber.channels:
                 self.subscribers[name].add(subscriber)
-            if new:
-                await self.pubsub.subscribe(*new)
+            try:
+                if new:
+                    await self.pubsub.subscribe(*new)
+            except BaseException:  # cancelled or failed: as if it had never joined
+                self._drop(subscriber)
+                raise
             if self.reader is None or self.reader.done():
                 self.reader = asyncio.create_task(self._read())
             return True
@@ -70,16 +79,24 @@ class Hub:
         async with self.lock:
             if self.closed:
                 return
-            gone = []
-            for name in subscriber.channels:
-                self.subscribers[name].discard(subscriber)
-                if not self.subscribers[name]:
-                    del self.subscribers[name]
-                    gone.append(name)
+            gone = self._drop(subscriber)
             if not self.subscribers:
                 await self._close()
             elif gone and not self.broken:
                 await self.pubsub.unsubscribe(*gone)
+
+    def _drop(self, subscriber: Subscriber) -> list[str]:
+        """Forget the stream; the channels no stream wants any more."""
+        gone = []
+        for name in subscriber.channels:
+            members = self.subscribers.get(name)
+            if members is None:
+                continue
+            members.discard(subscriber)
+            if not members:
+                del self.subscribers[name]
+                gone.append(name)
+        return gone
 
     async def _read(self) -> None:
         try:
