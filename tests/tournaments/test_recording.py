@@ -19,8 +19,16 @@ from games.engine import EngineError, RuleSet
 from games.models import Game, Round, RoundScore, Seat
 from tests.factories import UserFactory
 from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
-from tournaments import recording, selectors, services
-from tournaments.models import ChangeLog, Competitor, GameEntry, Result, ScoreRecord, ScoreVote
+from tournaments import discipline, recording, selectors, services
+from tournaments.models import (
+    ChangeLog,
+    Competitor,
+    GameEntry,
+    Member,
+    Result,
+    ScoreRecord,
+    ScoreVote,
+)
 
 CLASSIC_2 = RuleSet.preset("2021")  # first to $1,000,000
 
@@ -909,3 +917,61 @@ def test_a_dispute_on_an_earlier_round_freezes_the_next_entry(
     recording.round_vote(record=first, by=olga, verdict="confirm")
     entry = recording.round_record(game=game, by=alice, dollars=[0, 10_000])
     assert entry.record.round_number == 3
+
+
+# --- substitutes: who enters rounds, whose confirmation is waited for -------------------------
+
+
+def status_of(record: ScoreRecord) -> str:
+    record.refresh_from_db()
+    return record.status
+
+
+def test_a_substitute_with_an_account_confirms_and_enters_for_the_seat_they_took(
+    club: Club, olga: User, alice: User, carol: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    carols = Member.objects.get(name="Carol")
+    discipline.substitute_seat(game=game, by=olga, seat=1, member=carols, reason="Bob left")
+
+    assert status_of(first) == ScoreRecord.Status.PENDING  # now carol's to confirm, not bob's
+    recording.round_vote(record=first, by=carol, verdict="confirm")
+    assert status_of(first) == ScoreRecord.Status.CONFIRMED
+    second = recording.round_record(game=game, by=carol, dollars=[50_000, 100_000]).record
+    assert (second.round_number, second.status) == (2, ScoreRecord.Status.PENDING)  # alice's turn
+    recording.round_vote(record=second, by=alice, verdict="confirm")
+    assert status_of(second) == ScoreRecord.Status.CONFIRMED
+
+
+def test_a_guest_substitute_leaves_a_round_to_the_accounts_still_seated_and_seats_nobody(
+    club: Club, olga: User, alice: User, carol: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    discipline.substitute_seat(game=game, by=olga, seat=1, name="Zed", reason="Bob left")
+
+    assert status_of(first) == ScoreRecord.Status.CONFIRMED  # bob held it up, and left
+    before = snapshot(club)
+    refused("not_seated", 403, recording.round_record, game=game, by=carol, dollars=[0, 10_000])
+    assert snapshot(club) == before
+
+
+def test_a_substitute_for_a_guest_is_waited_for_at_that_table_only(
+    club: Club, olga: User, alice: User, carol: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Dora"], rules=CLASSIC_2)
+    carols = Member.objects.get(name="Carol")
+    discipline.substitute_seat(game=game, by=olga, seat=1, member=carols, reason="Dora left")
+
+    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    assert status_of(record) == ScoreRecord.Status.PENDING  # Dora had no account; carol has
+    recording.round_vote(record=record, by=carol, verdict="confirm")
+    assert status_of(record) == ScoreRecord.Status.CONFIRMED
+    elsewhere = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    refused(
+        "not_seated", 403, recording.round_record, game=elsewhere, by=carol, dollars=[0, 10_000]
+    )
