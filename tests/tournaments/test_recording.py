@@ -330,7 +330,10 @@ def test_someone_not_at_the_table_cannot_enter_a_round(club: Club, alice: User) 
     game = recorded_game(club, alice, ["Alice", "Bob"])
     outsider = UserFactory.create(username="mallory")
     before = snapshot(club)
-    refused("not_seated", 403, recording.round_record, game=game, by=outsider, dollars=[10_000, 0])
+    error = refused(
+        "not_seated", 403, recording.round_record, game=game, by=outsider, dollars=[10_000, 0]
+    )
+    assert error.message == "Only the table's players or an organiser enter rounds."
     assert snapshot(club) == before
 
 
@@ -790,7 +793,7 @@ def test_another_players_key_is_refused(club: Club, alice: User, bob: User) -> N
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
     recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="k")
     before = snapshot(club)
-    refused(
+    error = refused(
         "idempotency_key_reused",
         409,
         recording.round_record,
@@ -799,7 +802,22 @@ def test_another_players_key_is_refused(club: Club, alice: User, bob: User) -> N
         dollars=[100_000, 0],
         key="k",
     )
+    assert error.message == "That key belongs to another entry."
     assert snapshot(club) == before
+
+
+def test_a_key_belongs_to_its_game_the_same_key_at_another_table_enters_that_tables_round(
+    club: Club, alice: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    other = recorded_game(club, alice, ["Alice", "Carol"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="round-1")
+
+    entry = recording.round_record(game=other, by=alice, dollars=[0, 50_000], key="round-1")
+
+    assert (entry.replayed, entry.record.game_id) == (False, other.pk)
+    assert entry.record.pk != first.record.pk
+    assert ledger(other) == [(1, "enter", "pending", [0, 50_000])]
 
 
 # --- guests ------------------------------------------------------------------------------------
@@ -861,6 +879,10 @@ def test_an_entry_for_a_round_already_entered_elsewhere_is_refused_not_shifted(
     )  # fmt: skip
 
     assert error.details == {"next_round": 2}
+    assert error.message == (
+        "The next round is round 2: round 1 was entered or removed meanwhile. "
+        "Look at the sheet again before entering."
+    )
     assert snapshot(club) == before
     recording.round_record(game=game, by=bob, dollars=[60_000, 40_000], number=2)
     assert ledger(game)[-1][0] == 2
