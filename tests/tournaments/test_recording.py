@@ -470,7 +470,10 @@ def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
     )
 
     before = snapshot(club)
-    refused("round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0])
+    error = refused(
+        "round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0]
+    )
+    assert error.message == "A disputed round must be settled first."
     assert snapshot(club) == before
 
     recording.round_vote(record=record, by=olga, verdict="confirm")
@@ -506,6 +509,7 @@ def test_a_seated_organiser_confirms_as_a_player_and_settles_a_dispute_by_correc
     )
     record = recording.round_record(game=game, by=olga, dollars=[300_000, 200_000]).record
     assert record.status == ScoreRecord.Status.PENDING  # alice has not confirmed
+    assert record.votes.get(voter=olga).as_organiser is False  # her entry is a player's
     recording.round_vote(record=record, by=alice, verdict="dispute", reason="too much")
     refused("already_voted", 409, recording.round_vote, record=record, by=olga, verdict="confirm")
     recording.round_correct(
