@@ -19,12 +19,13 @@ from games.engine import EngineError, RuleSet
 from games.models import Game, Round, RoundScore, Seat
 from tests.factories import UserFactory
 from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
-from tournaments import discipline, recording, selectors, services
+from tournaments import discipline, recording, running, selectors, services
 from tournaments.models import (
     ChangeLog,
     Competitor,
     GameEntry,
     Member,
+    NightRound,
     Result,
     ScoreRecord,
     ScoreVote,
@@ -89,13 +90,15 @@ def test_an_organiser_who_does_not_play_may_open_a_game(club: Club, olga: User) 
 
 def test_someone_neither_seated_nor_organising_cannot_open_a_game(club: Club, carol: User) -> None:
     before = (Game.objects.count(), snapshot(club))
-    refused("permission_denied", 403, recorded_game, club, carol, ["Alice", "Bob"])
+    error = refused("permission_denied", 403, recorded_game, club, carol, ["Alice", "Bob"])
+    assert error.message == "Organisers, or players at the table, record a game."
     assert (Game.objects.count(), snapshot(club)) == before
 
 
 def test_a_player_cannot_sit_twice_at_one_table(club: Club, alice: User) -> None:
     before = Game.objects.count()
-    refused("duplicate_competitor", 422, recorded_game, club, alice, ["Alice", "Alice"])
+    error = refused("duplicate_competitor", 422, recorded_game, club, alice, ["Alice", "Alice"])
+    assert error.message == "A player can sit at a table only once."
     assert Game.objects.count() == before
 
 
@@ -104,7 +107,7 @@ def test_players_of_another_competition_cannot_sit_at_the_table(
 ) -> None:
     other = services.competition_create(kind="tournament", name="Cup", tiebreaks=[], best_of=None)
     stranger = Competitor.objects.create(competition=other, name="Zed", number=0)
-    refused(
+    error = refused(
         "not_a_competitor",
         422,
         recording.recorded_game_create,
@@ -113,7 +116,41 @@ def test_players_of_another_competition_cannot_sit_at_the_table(
         competitors=[club.players["Alice"], stranger],
         rules=QUICK,
     )
+    assert error.message == "Every player must be in this competition."
     assert not GameEntry.objects.filter(competitor=stranger).exists()
+
+
+def test_a_game_opened_for_a_nights_seating_draw_keeps_its_draw_and_table(
+    club: Club, olga: User
+) -> None:
+    draw = NightRound.objects.create(night=club.night, number=1, seed=7, created_by=olga)
+    game = recording.recorded_game_create(
+        by=olga,
+        competition=club.competition,
+        competitors=club.at("Carol", "Dora"),
+        rules=QUICK,
+        night=club.night,
+        night_round=draw,
+        table=1,
+    )
+    entries = GameEntry.objects.filter(game=game)
+    assert {(e.night_round_id, e.table, e.round_id) for e in entries} == {(draw.pk, 1, None)}
+
+
+def test_a_recorded_tournaments_tables_keep_their_round_and_table(olga: User) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="round_robin", entrants="humans", play="recorded",
+        rules=QUICK, rounds=1, table_sizes=[2], preferred_size=2, seed=3,
+    )  # fmt: skip
+    for name in ("Ann", "Ben", "Cat", "Dan"):
+        running.entrant_add(tournament=cup, by=olga, name=name)
+    running.tournament_start(tournament=cup, by=olga)
+
+    first = cup.round_set.get(number=1)
+    entries = GameEntry.objects.filter(competition=cup.competition)
+    by_table = {(e.round_id, e.table, e.night_round_id) for e in entries}
+    assert by_table == {(first.pk, 0, None), (first.pk, 1, None)}
+    assert entries.filter(table=0).values("game").distinct().count() == 1
 
 
 def test_more_seats_than_the_rules_allow_are_refused_by_the_engine(club: Club, olga: User) -> None:
@@ -177,6 +214,11 @@ def test_a_round_entered_by_a_player_waits_for_every_other_seated_account(
         ("round_confirmed", "alice"),
         ("round_confirmed", "carol"),
     ]
+    entered = ChangeLog.objects.get(action="round_entered")
+    assert (entered.subject, entered.after) == (
+        f"game {game.pk} round 1",
+        [300_000, 200_000, 100_000, 0],
+    )
 
 
 def test_the_games_rounds_tallies_and_places_follow_the_entered_rounds(
