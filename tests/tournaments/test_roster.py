@@ -158,3 +158,25 @@ def test_a_season_with_a_long_name_in_a_league_with_a_long_name_starts(olga: Use
 
     assert season.name == "S" * 120
     assert season.competition.name == ("L" * 120)[:120]  # the standings' label, cut to fit
+
+
+def test_an_organiser_adds_another_who_may_then_run_the_league_and_every_season_logs_it(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    league = club.season.league
+    autumn = services.season_create(
+        league=league, by=olga, name="Autumn", starts_on=dt.date(2026, 9, 1)
+    )
+    refused(
+        "permission_denied", 403, services.league_organiser_add, league=league, by=alice, user=bob
+    )
+
+    services.league_organiser_add(league=league, by=olga, user=alice)
+
+    assert set(league.organisers.values_list("username", flat=True)) == {"olga", "alice"}
+    assert roster.member_add(league=league, by=alice, name="Frank").name == "Frank"
+    logged = ChangeLog.objects.filter(action="organiser_added")
+    assert {(c.competition_id, c.actor, c.subject) for c in logged} == {
+        (club.competition.pk, olga, "organiser alice"),
+        (autumn.competition.pk, olga, "organiser alice"),
+    }
