@@ -35,6 +35,16 @@ def test_players_added_to_a_season_are_on_the_roster_without_typing_them_again(
     assert all(c.member is not None for c in club.players.values())
 
 
+def test_each_competitor_added_is_logged_with_the_organiser_who_added_them(
+    club: Club, olga: User
+) -> None:
+    logged = ChangeLog.objects.filter(competition=club.competition, action="competitor_added")
+
+    assert {(c.subject, c.actor) for c in logged} == {
+        (name, olga) for name in ("Alice", "Bob", "Carol", "Dora")
+    }
+
+
 def test_a_new_season_takes_its_players_from_the_roster(club: Club, olga: User) -> None:
     autumn = services.season_create(
         league=club.season.league, by=olga, name="Autumn", starts_on=dt.date(2026, 9, 1)
