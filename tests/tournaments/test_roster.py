@@ -190,3 +190,42 @@ def test_an_organiser_adds_another_who_may_then_run_the_league_and_every_season_
         (club.competition.pk, olga, "organiser alice"),
         (autumn.competition.pk, olga, "organiser alice"),
     }
+
+
+def test_a_club_guest_linked_through_the_competition_is_linked_on_the_roster(
+    club: Club, olga: User
+) -> None:
+    dora = UserFactory.create(username="dora")
+
+    linked = services.competitor_link(competitor=club.players["Dora"], by=olga, user=dora)
+
+    assert (linked.pk, linked.user) == (club.players["Dora"].pk, dora)
+    assert Member.objects.get(name="Dora").user == dora
+
+
+def test_a_guest_of_a_tournament_of_no_league_is_linked_to_an_account_once(
+    olga: User, alice: User, bob: User
+) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="round_robin", entrants="humans", play="recorded",
+        rules=QUICK, rounds=1, table_sizes=[2], preferred_size=2,
+    )  # fmt: skip
+    running.entrant_add(tournament=cup, by=olga, user=alice)
+    zed, yan = (running.entrant_add(tournament=cup, by=olga, name=n) for n in ("Zed", "Yan"))
+    refused("permission_denied", 403, services.competitor_link, competitor=zed, by=bob, user=bob)
+    error = refused(
+        "already_entered", 409, services.competitor_link, competitor=zed, by=olga, user=alice
+    )
+    assert error.message == "That account is already entered."
+
+    linked = services.competitor_link(competitor=zed, by=olga, user=bob)
+
+    assert Competitor.objects.get(pk=zed.pk).user == bob == linked.user
+    change = ChangeLog.objects.get(action="guest_linked")
+    assert (change.competition, change.actor, change.subject) == (cup.competition, olga, "Zed")
+    assert change.after == {"user": "bob"}
+    error = refused(
+        "already_linked", 409, services.competitor_link, competitor=linked, by=olga, user=olga
+    )
+    assert error.message == "This competitor already has an account."
+    assert Competitor.objects.get(pk=yan.pk).user is None
