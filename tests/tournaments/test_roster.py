@@ -211,6 +211,8 @@ def test_a_guest_of_a_tournament_of_no_league_is_linked_to_an_account_once(
         rules=QUICK, rounds=1, table_sizes=[2], preferred_size=2,
     )  # fmt: skip
     running.entrant_add(tournament=cup, by=olga, user=alice)
+    other = services.competition_create(kind="tournament", name="Other", tiebreaks=[], best_of=None)
+    Competitor.objects.create(competition=other, name="Bob", user=bob, number=0)  # elsewhere
     zed, yan = (running.entrant_add(tournament=cup, by=olga, name=n) for n in ("Zed", "Yan"))
     refused("permission_denied", 403, services.competitor_link, competitor=zed, by=bob, user=bob)
     error = refused(
