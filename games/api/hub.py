@@ -9,6 +9,7 @@ every stream to catch up from the database and join a new hub.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import weakref
 from collections import defaultdict
 
@@ -43,6 +44,10 @@ class Hub:
         self.client = aioredis.Redis.from_url(settings.REDIS_URL)
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
         self.subscribers: dict[str, set[Subscriber]] = defaultdict(set)
+        # per subscribed channel, a tick that moves on whenever it is subscribed afresh or
+        # a message comes on it: see ``mark``
+        self.ticks: dict[str, int] = {}
+        self._clock = itertools.count(1)
         self.reader: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()  # one subscription change at a time
         self.broken = False
@@ -52,15 +57,26 @@ class Hub:
         return len({s for subs in self.subscribers.values() for s in subs if s.client == client})
 
     async def join(self, subscriber: Subscriber) -> bool:
-        """Subscribe the stream's channels; False if this hub has closed meanwhile."""
+        """Subscribe the stream's channels; False if this hub has closed meanwhile.
+
+        A join that does not finish (its client went away while Redis was asked, or
+        Redis failed) leaves nothing behind: were the stream kept as a member, its
+        channels would count as subscribed, and no later stream of this process on
+        that game would ever ask Redis for them again."""
         async with self.lock:
             if self.closed:
                 return False
-            new = [c for c in subscriber.channels if not self.subscribers[c]]
+            new = [c for c in subscriber.channels if not self.subscribers.get(c)]
             for name in subscriber.channels:
                 self.subscribers[name].add(subscriber)
-            if new:
-                await self.pubsub.subscribe(*new)
+            try:
+                if new:
+                    await self.pubsub.subscribe(*new)
+            except BaseException:  # cancelled or failed: as if it had never joined
+                self._drop(subscriber)
+                raise
+            for name in new:
+                self.ticks[name] = next(self._clock)
             if self.reader is None or self.reader.done():
                 self.reader = asyncio.create_task(self._read())
             return True
@@ -70,16 +86,38 @@ class Hub:
         async with self.lock:
             if self.closed:
                 return
-            gone = []
-            for name in subscriber.channels:
-                self.subscribers[name].discard(subscriber)
-                if not self.subscribers[name]:
-                    del self.subscribers[name]
-                    gone.append(name)
+            gone = self._drop(subscriber)
             if not self.subscribers:
                 await self._close()
             elif gone and not self.broken:
                 await self.pubsub.unsubscribe(*gone)
+
+    def _drop(self, subscriber: Subscriber) -> list[str]:
+        """Forget the stream; the channels no stream wants any more."""
+        gone = []
+        for name in subscriber.channels:
+            members = self.subscribers.get(name)
+            if members is None:
+                continue
+            members.discard(subscriber)
+            if not members:
+                del self.subscribers[name]
+                self.ticks.pop(name, None)
+                gone.append(name)
+        return gone
+
+    def mark(self, channel: str) -> int | None:
+        """Where ``channel`` stands in this hub now: None unless it is subscribed, with the
+        hub whole. Unchanged later (``heard_nothing``), no message has come on it since,
+        and it stayed subscribed all along: a row read after the mark is still the latest
+        one announced."""
+        if self.broken or self.closed:
+            return None
+        return self.ticks.get(channel)
+
+    def heard_nothing(self, channel: str, mark: int | None) -> bool:
+        """Whether ``channel`` is where ``mark`` saw it (see ``mark``)."""
+        return mark is not None and self.mark(channel) == mark
 
     async def _read(self) -> None:
         try:
@@ -87,6 +125,8 @@ class Hub:
                 if message["type"] != "message":
                     continue
                 name = message["channel"].decode()
+                if name in self.ticks:
+                    self.ticks[name] = next(self._clock)
                 for subscriber in list(self.subscribers.get(name, ())):
                     subscriber.deliver(message["data"])
         except asyncio.CancelledError:
@@ -112,6 +152,11 @@ class Hub:
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def existing_hub() -> Hub | None:
+    """This loop's hub, if it has one (``loop_hub`` makes one)."""
+    return _hubs.get(asyncio.get_running_loop())
 
 
 def loop_hub() -> Hub:

@@ -225,10 +225,11 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         game = self.get_object()
         seat = selectors.seat_number(game, request.user)
         after = query["after"]
-        body = waits.wait_answer((game.version, game.status, game.to_act), seat, after)
+        row = (game.version, game.status, game.to_act)
+        body = waits.wait_answer(row, seat, after)
         waiting = game.version <= after and not body["your_turn"] and query["timeout"] > 0
         if waiting and game.status in (Game.Status.OPEN, Game.Status.ACTIVE):
-            wait = waits.WaitFor(game.pk, seat, after, game.status, query["timeout"])
+            wait = waits.WaitFor(game.pk, seat, after, game.status, query["timeout"], row)
             setattr(request._request, waits.WAIT_FOR, wait)
         return Response(WaitResultSerializer(body).data)
 

@@ -43,7 +43,7 @@ from rest_framework.throttling import BaseThrottle
 from cya_site.errors import DomainError, render_error
 from cya_site.handlers import holds_connection
 from games import notify
-from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
+from games.api.hub import RESYNC, Hub, Subscriber, existing_hub, loop_hub
 from games.api.serializers import WaitResultSerializer
 from games.models import Game
 
@@ -52,17 +52,20 @@ R = TypeVar("R")
 POLL_SECONDS = 0.5  # without Redis
 RETRY_AFTER_SECONDS = 5  # what a client refused by a cap is told to wait
 WAIT_FOR = "cya_wait_for"  # the request attribute the DRF action leaves a WaitFor in
+Row = tuple[int, str, int | None]  # a game's (version, status, seat to act)
 
 
 class WaitFor(NamedTuple):
     """What the DRF action found worth waiting for: a version past ``after``, a status
-    other than ``status``, for at most ``timeout`` seconds."""
+    other than ``status``, for at most ``timeout`` seconds; ``seen`` is the game's
+    ``Row`` as the action read it."""
 
     game_id: int
     seat: int | None
     after: int
     status: str
     timeout: float
+    seen: Row
 
 
 # --- caps -------------------------------------------------------------------------------
@@ -177,9 +180,6 @@ def off_loop(fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     return sync_to_async(fresh, thread_sensitive=False)
 
 
-Row = tuple[int, str, int | None]  # a game's (version, status, seat to act)
-
-
 def _row_now(game_id: int) -> Row | None:
     """The game's ``Row``; None once it is gone."""
     return Game.objects.filter(pk=game_id).values_list("version", "status", "to_act").first()
@@ -220,6 +220,8 @@ def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
     async def wait_view(request: HttpRequest, pk: int) -> HttpResponseBase:
         """Wait for a game to change (see the module docstring)."""
         asgi = isinstance(request, ASGIRequest)
+        hub = existing_hub() if asgi else None
+        mark = None if hub is None else hub.mark(notify.channel(pk))  # before the action reads
         # under a WSGI server (tests' client, the development server) in the request's
         # own thread, where its database connection (and a test's transaction) lives
         response = await sync_to_async(action, thread_sensitive=not asgi)(request, pk=pk)
@@ -231,7 +233,7 @@ def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
         try:
             with admitted(client_address(request), account_of(request)):
                 if asgi:
-                    row = await _until_changed(wait)
+                    row = await _until_changed(wait, (hub, mark))
                 else:  # holding this thread (WAITS_ON_WSGI: the tests' live server only)
                     row = await sync_to_async(_blocking_wait, thread_sensitive=True)(wait)
             response.data = _answer(wait, row)  # rendered once this returns (Django's handler)
@@ -266,22 +268,27 @@ def _blocking_wait(wait: WaitFor) -> Row | None:
     return _row_now(wait.game_id)
 
 
-async def _until_changed(wait: WaitFor) -> Row | None:
+async def _until_changed(wait: WaitFor, marked: tuple[Hub | None, int | None]) -> Row | None:
     """The game's ``Row`` once it passes ``wait.after`` or leaves ``wait.status``, or at the
     timeout (None: it is gone). Subscribed to the game's channel through the loop's hub
     with Redis; polling the row otherwise (or once Redis cannot be reached).
 
-    The row is read when the wait starts (a change may have come between the DRF action's
-    read and the subscription), and then only when told to (a resync, or a push that keeps
-    the version: a start or an abort). A push of a newer version is answered as it is: it
-    is announced once committed (games.notify), and a wait that asks again after it hears
-    of the next at once. So a crowd of waits on one game costs one read each, not three."""
+    A change may have come between the DRF action's read and the subscription: the row is
+    read again when the wait starts, unless the hub was subscribed to the game all along
+    and heard nothing since its ``mark`` (``marked``: the hub and its mark, taken before
+    the action read), the common case of a crowd on one game. Then it is read only when
+    told to (a resync, or a push that keeps the version: a start or an abort). A push of
+    a newer version is answered as it is: it is announced once committed (games.notify),
+    and a wait that asks again after it hears of the next at once. So a crowd of waits on
+    one game costs no read of its own, where it cost three."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait.timeout
-    subscriber = Subscriber(f"wait:{wait.game_id}", [notify.channel(wait.game_id)])
+    channel = notify.channel(wait.game_id)
+    subscriber = Subscriber(f"wait:{wait.game_id}", [channel])
     hub = await _join(subscriber) if settings.REDIS_URL else None
     try:
-        row = await _row(wait.game_id)
+        quiet = hub is not None and hub is marked[0] and hub.heard_nothing(channel, marked[1])
+        row = wait.seen if quiet else await _row(wait.game_id)
         while not _moved(wait, row):
             left = deadline - loop.time()
             if left <= 0:

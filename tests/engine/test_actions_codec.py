@@ -125,7 +125,11 @@ MALFORMED: list[tuple[Any, str, str]] = [
     ),
     ({"type": "draft", "card": "gold", "piles": []}, "2021", "piles must be a non-empty list"),
     ({"type": "draft", "card": "gold", "piles": 1}, "2021", "piles must be a non-empty list"),
-    ({"type": "draft", "card": "gold", "piles": [1, 1]}, "2021", "distinct pile numbers"),
+    (
+        {"type": "draft", "card": "gold", "piles": [1, 1]},
+        "2021",
+        "piles must be a non-empty list of distinct pile numbers",
+    ),
     ({"type": "draft", "card": "gold", "piles": [3]}, "2021", "each pile must be 0, 1 or 2"),
     ({"type": "draft", "card": "gold", "piles": [True]}, "2021", "each pile must be 0, 1 or 2"),
 ]
@@ -139,7 +143,20 @@ def test_malformed_json_actions_are_refused_naming_the_problem(
     with pytest.raises(MalformedAction) as info:
         action_from_json(data, edition)
     assert info.value.code == "malformed_action"
-    assert message in str(info.value)
+    assert str(info.value).startswith(message)
+
+
+def test_an_unknown_type_is_refused_naming_every_type() -> None:
+    with pytest.raises(MalformedAction) as info:
+        action_from_json({"type": "fold"}, "2021")
+    assert str(info.value) == "type must be one of " + ", ".join(act.TYPE_NAMES)
+    assert "pair_discard, discard" in str(info.value)
+
+
+def test_an_edition_is_given_by_its_key_or_itself() -> None:
+    data = {"type": "discard", "card": "gold"}
+    assert action_from_json(data, EDITIONS["2021"]) == action_from_json(data, "2021")
+    assert action_from_json(data, EDITIONS["2021"]) == act.discard(GOLD)
 
 
 @given(st.dictionaries(st.sampled_from(["type", "card", "cards", "target", "seat"]), st.none()))

@@ -64,6 +64,7 @@ def two_player(
     *,
     rules: RuleSet = TWO,
     other_tops: tuple[str, str] = ("toy_train", "toy_train"),
+    seed: int = 0,
 ) -> State:
     """Seat 0 on turn holding Scooters; seat 1 holds a card it cannot challenge with."""
     return position(
@@ -72,6 +73,7 @@ def two_player(
         stacks=stacks,
         piles=[pile_0, ["piano", other_tops[0]], ["piano", other_tops[1]]],
         deck=["cash_under_the_mattress"] * 30,
+        seed=seed,
     )
 
 
@@ -177,6 +179,20 @@ def test_a_returned_swap_goes_somewhere_below_the_next_card() -> None:
     assert after_draft(events)[-1] == ("reveal", 0, "toy_train")
     assert s.piles[0][-1] == TRAIN
     assert sorted(s.piles[0]) == sorted((PIANO, JEWELS, TRAIN, SWAP))
+
+
+def test_where_a_returned_swap_lands_is_random_but_the_same_in_a_replay() -> None:
+    """RULES 2.8.5: any place below the new top, each of the three here in some game; the
+    place is drawn from the game's seed, so a replay of the same actions puts it there
+    again."""
+    places = set()
+    for seed in range(30):
+        s = two_player(["piano", "jewels", "toy_train", "swap", "scooter"], {}, seed=seed)
+        after, _ = run(s, act.draft(SCOOTER, (0,)), PASS_ACTION)
+        again, _ = run(s, act.draft(SCOOTER, (0,)), PASS_ACTION)
+        assert again.piles[0] == after.piles[0]
+        places.add(after.piles[0].index(SWAP))
+    assert places == {0, 1, 2}
 
 
 def test_a_revealed_swap_leaves_play_when_only_swaps_remain_in_its_pile() -> None:

@@ -6,6 +6,8 @@ are public API (docs/errors.md). Each test names the rule the refused action bre
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from games.engine import (
@@ -259,3 +261,16 @@ def test_every_refusal_is_an_illegal_action_with_an_http_status() -> None:
         apply(table(), act.pair_discard(PIANO))
     assert (err.value.code, err.value.http_status) == ("discard_mismatch", 422)
     assert err.value.message
+
+
+def test_an_error_is_rebuilt_whole_from_its_class_and_args() -> None:
+    """A task's result backend rebuilds an error from its class and args (and pickle does
+    the same): the message and a code given to the error survive the trip."""
+    error = IllegalAction("Pair a card you hold.", code="discard_mismatch")
+    assert error.args == ("Pair a card you hold.", "discard_mismatch")
+    for rebuilt in (type(error)(*error.args), pickle.loads(pickle.dumps(error))):
+        assert type(rebuilt) is IllegalAction
+        assert (rebuilt.message, rebuilt.code) == ("Pair a card you hold.", "discard_mismatch")
+        assert str(rebuilt) == "Pair a card you hold."
+    plain = NotYourTurn("Wait for your turn.")
+    assert type(plain)(*plain.args).code == "not_your_turn"

@@ -163,6 +163,7 @@ def test_negative_dollars_are_refused_for_their_seat() -> None:
     error = refusal(rules(), [100_000, 0, -10_000, 0])
     assert error.code == "negative_dollars"
     assert error.details == {"seat": 2}
+    assert error.message == "Dollars cannot be negative."
 
 
 @pytest.mark.parametrize("dollars", [[100_000, 0, 0], [100_000, 0, 0, 0, 0], [], [10_000]])

@@ -7,6 +7,7 @@ and legal actions are unchanged, and the result depends only on what the seat kn
 
 from __future__ import annotations
 
+from collections import Counter
 from random import Random
 
 import pytest
@@ -22,6 +23,8 @@ from games.engine import (
     observe,
     redeal_hidden_from,
 )
+from games.engine.worlds import Worlds
+from tests.engine.builders import ids, key, make_set, position
 from tests.engine.hidden import leak_rules, redeal_hidden
 from tests.engine.strategies import Game, choose, games, seeds, states, strides
 from tests.engine.test_properties import cards_in_play
@@ -111,3 +114,46 @@ def test_a_redeal_refuses_a_finished_game_and_a_bad_seat() -> None:
         state = apply(state, choose(state, rng))[0]
     with pytest.raises(GameOver):
         redeal_hidden_from(state, 0, 1)
+
+
+def test_a_tucked_card_is_redealt_without_steering_the_other_unseen_cards() -> None:
+    """RULES #9, 2.8.11: seat 0 has seen every card but three, a Scooter, a Silver and a
+    Gold: one is seat 1's hand, one the deck, one tucked under seat 1's Piano, which only
+    a wild fits. Of the worlds seat 0 cannot tell apart, the Scooter is seat 1's hand in
+    half (the tucked card is either wild, the hand either other card); taking the first
+    fitting card of the shuffled pool instead would put the Scooter there in two thirds."""
+    rules = RuleSet.preset("2021", seats=2)
+    hidden = ["scooter", "silver", "gold"]
+    seen = Counter(position(rules).table.deck) - Counter(ids(rules, ["jewels", "piano", *hidden]))
+    state = position(
+        rules,
+        hands={0: ["jewels"], 1: ["scooter"]},
+        stacks={1: [make_set(rules, ["piano", "gold"], tucked=1, knowers=0b10, first=True)]},
+        discard=[key(rules, card) for card in sorted(seen.elements())],
+        deck=["silver"],
+    )
+    worlds = Worlds(state, 0)
+    scooter = ids(rules, ["scooter"])
+    in_hand = sum(worlds.sample(seed).hands[1].cards == scooter for seed in range(600))
+    assert 250 <= in_hand <= 350  # 293 with these seeds; the biased choice gives about 400
+
+
+def test_a_tucked_card_is_redealt_a_card_that_fits_its_set() -> None:
+    """RULES #7, #9: under a Piano only a Piano or a wild can be tucked. Of the three cards
+    seat 0 has not seen only the Penny Jar fits, so every world tucks it there, and leaves
+    the rest of the stacks as they are."""
+    rules = RuleSet.preset("2021", seats=2, advanced={"penny_jar": True})
+    hidden = ["scooter", "jewels", "penny_jar"]
+    seen = Counter(position(rules).table.deck) - Counter(ids(rules, ["piano"] * 3 + hidden))
+    tucked = make_set(rules, ["piano", "penny_jar"], tucked=1, knowers=0b10)
+    state = position(
+        rules,
+        hands={1: ["scooter"]},
+        stacks={0: [["piano", "piano"]], 1: [tucked]},
+        discard=[key(rules, card) for card in sorted(seen.elements())],
+        deck=["jewels"],
+    )
+    for seed in range(10):
+        world = Worlds(state, 0).sample(seed)
+        assert world.stacks == state.stacks
+        assert sorted(world.hands[1].cards + world.deck) == sorted(ids(rules, hidden[:2]))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from games.engine import PRESETS, Advanced, InvalidRules, RuleSet
+from games.engine import PRESETS, Advanced, InvalidRules, RuleSet, new_game
 
 
 def test_defaults_are_the_ones_rules_md_decides() -> None:
@@ -229,6 +229,31 @@ def test_values_of_the_wrong_type_are_refused_naming_the_field(
     assert (err.value.code, err.value.field) == ("invalid_rules", field)
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"seats": True}, "seats must be an integer"),
+        ({"seats": "4"}, "seats has the wrong type"),
+        ({"hand_size": 0}, "hand_size must be between 1 and 10"),
+        ({"hand_size": 11}, "hand_size must be between 1 and 10"),
+    ],
+)
+def test_a_refusal_says_what_the_value_must_be(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidRules) as err:
+        RuleSet(**options)
+    assert str(err.value) == message
+
+
+def test_hands_of_1_to_10_cards_are_dealt_even_at_eight_seats() -> None:
+    """RULES #1, #5: the largest deal, eight hands of 10 and the discard flip (no draft
+    piles beyond three seats), leaves cards in every deck to draw."""
+    for edition in ("2021", "de2023"):
+        for hand in (1, 10):
+            rules = RuleSet.preset(edition, seats=8, max_players=8, hand_size=hand)
+            assert [h.size for h in new_game(rules, 1).hands] == [hand] * 8
+    assert [h.size for h in new_game(RuleSet(seats=3, hand_size=10), 1).hands] == [10] * 3
+
+
 def test_seven_and_eight_seats_need_a_casual_table() -> None:
     """RULES #5: 2-6 seats; max_players up to 8 admits 7 and 8."""
     assert RuleSet(seats=7, max_players=7).seats == 7
@@ -330,8 +355,9 @@ def test_from_json_refuses_values_equal_to_valid_ones_it_has_read(
     valid: dict[str, Any], equal_but_wrong_type: dict[str, Any], field: str
 ) -> None:
     """from_json remembers what it parsed (it runs at every state load), by value and
-    type: 3.0 == 3 and True == 1 in Python, yet neither is the integer the option takes."""
-    assert RuleSet.from_json(valid) == RuleSet.from_json(dict(valid))
+    type: 3.0 == 3 and True == 1 in Python, yet neither is the integer the option takes.
+    Remembered, the same rules read again are the very RuleSet read before."""
+    assert RuleSet.from_json(valid) is RuleSet.from_json(dict(valid))
 
     with pytest.raises(InvalidRules) as err:
         RuleSet.from_json(equal_but_wrong_type)

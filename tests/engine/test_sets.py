@@ -298,6 +298,28 @@ def test_a_stolen_tucked_card_is_seen_by_its_new_owner_only() -> None:
     assert stack_view(s, 2, 0)[1]["cards"] == ["piano", None, "piano"]
 
 
+def test_the_seat_that_tucked_a_card_still_sees_it_once_its_set_is_stolen() -> None:
+    """RULES #9, 2.8.11: every seat that once held a set sees its tucked card, the one
+    that formed it too; the seats that never held it see only the public cards."""
+    s = position(
+        R,
+        hands={1: ["piano", "gold", "cabin"], 2: ["piano", "cabin"]},
+        stacks={1: [["cabin", "cabin"]], 2: [["jewels", "jewels"]]},
+        deck=DECK,
+        to_act=1,
+    )
+    s, _ = apply(s, act.pair(PIANO, GOLD))
+    assert stack_view(s, 1, 1)[1]["cards"] == ["piano", "gold"]
+    assert stack_view(s, 2, 1)[1]["cards"] == ["piano", None]
+    assert s.to_act == 2
+    s, _ = apply(s, act.challenge(1, (PIANO,)))
+    s, _ = apply(s, act.CONCEDE_ACTION)
+    assert stack_view(s, 2, 2)[1]["cards"] == ["piano", "gold", "piano"]
+    assert stack_view(s, 1, 2)[1]["cards"] == ["piano", "gold", "piano"]
+    for stranger in (0, 3):
+        assert stack_view(s, stranger, 2)[1]["cards"] == ["piano", None, "piano"]
+
+
 def test_tucked_cards_are_revealed_at_round_end_scoring() -> None:
     """RULES #9: a tucked card stays hidden until the round's scoring shows every stack."""
     s = position(R, hands={0: ["cabin", "gold"]})

@@ -7,6 +7,7 @@ and 2.8.12 (the two-player deck and hand).
 from __future__ import annotations
 
 from collections import Counter
+from random import Random
 
 import pytest
 
@@ -19,9 +20,11 @@ from games.engine import (
     default_action,
     legal_actions,
     new_game,
+    observe,
 )
 from games.engine import actions as act
 from games.engine.cards import ASSETS, GOLD, MOVE, PENNY_JAR, SILVER, SWAP
+from games.engine.flow import shuffled_any
 from tests.engine.builders import ids, key, position
 
 
@@ -307,3 +310,31 @@ def test_seven_seats_are_refused_unless_the_table_allows_up_to_eight() -> None:
     s = new_game(RuleSet(seats=8, max_players=8), seed=1)
     assert [h.size for h in s.hands] == [5] * 8
     assert sum(dealt_cards(s).values()) == 104
+
+
+def test_any_number_of_cards_shuffles_two_into_either_order() -> None:
+    """``shuffled_any``: no card or one stays as it is, two or more come in a random order,
+    two cards in each order for some seed."""
+    assert shuffled_any([], Random(1)) == []
+    assert shuffled_any((GOLD,), Random(1)) == [GOLD]
+    orders = {tuple(shuffled_any((GOLD, SILVER), Random(seed))) for seed in range(20)}
+    assert orders == {(GOLD, SILVER), (SILVER, GOLD)}
+    three = {tuple(shuffled_any([GOLD, SILVER, SWAP], Random(seed))) for seed in range(40)}
+    assert len(three) == 6
+
+
+def test_a_game_is_dealt_from_any_seed_from_0_to_2_to_the_63rd_minus_1() -> None:
+    rules = RuleSet.preset("2021", seats=2)
+    for seed in (0, 2**63 - 1):
+        assert new_game(rules, seed).game.seed == seed
+    for bad in (-1, 2**63, 2**64 - 1, True, 7.0, "7"):
+        with pytest.raises(ValueError, match=r"^seed must be") as refused:
+            new_game(rules, bad)  # type: ignore[arg-type]
+        assert str(refused.value) == "seed must be an integer from 0 to 2**63 - 1"
+
+
+def test_a_new_game_is_not_over_and_says_false() -> None:
+    """The observation's ``over`` is a JSON boolean from the deal on, never null."""
+    state = new_game(RuleSet.preset("2021", seats=3), 4)
+    assert state.over is False
+    assert observe(state, 0)["over"] is False

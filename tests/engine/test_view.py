@@ -31,6 +31,7 @@ from games.engine.hands import Hand
 from games.engine.hidden import face_down, sees_tucked
 from games.engine.state import DRAFTED, HIDDEN
 from games.engine.view import is_asset, is_wild
+from tests.engine.builders import in_challenge, make_set, position
 from tests.engine.hidden import knowledge, leak_rules, redeal_hidden
 from tests.engine.strategies import Game, games, states, strides
 
@@ -258,3 +259,75 @@ def test_a_view_is_for_a_seat_of_the_game() -> None:
 def test_assets_and_wilds_are_told_apart_and_a_hidden_card_is_neither() -> None:
     assert [card for card in range(-1, KINDS) if is_asset(card)] == list(range(10))
     assert [card for card in range(-1, KINDS) if is_wild(card)] == [10, 11, 12]
+
+
+def _challenged(depth: int, played: list[str], drafted: list[str] | None = None) -> State:
+    """Seat 0 challenges seat 1's set at ``depth`` (0: the top set, 1: the second, RULES
+    #28; DRAFTED: the set seat 1 just drafted, #35). Seat 1's stack, bottom first: Piano,
+    Cabin, then Classic Autos with a Gold tucked that only seat 1 has seen."""
+    rules = RuleSet.preset("2021", seats=2)
+    stacks = [
+        make_set(rules, ["piano", "piano"], first=True),
+        make_set(rules, ["cabin", "cabin"]),
+        make_set(rules, ["classic_auto", "gold"], tucked=1, knowers=0b10),
+    ]
+    kind = {0: "classic_auto", 1: "cabin", DRAFTED: (drafted or ["jewels"])[0]}[depth]
+    challenge = in_challenge(
+        rules,
+        challenger=0,
+        holder=1,
+        played=played,
+        responder=1,
+        kind=kind,
+        depth=depth,
+        demand=2 if depth == 1 else 1,
+        drafted=drafted,
+    )
+    return position(
+        rules,
+        hands={0: ["piano"], 1: ["jewels"]},
+        stacks={1: stacks},
+        to_act=1,
+        turn=0,
+        kind="draft_challenge" if depth == DRAFTED else "defend",
+        challenge=challenge,
+    )
+
+
+def test_the_contested_value_is_the_challenged_sets_seen_cards_and_the_cards_played() -> None:
+    """RULES #9, #13-15: what a seat knows the fight is about, the challenged set's cards it
+    has seen (the tucked Gold only its owner has) plus every card played so far."""
+    top = _challenged(0, played=["classic_auto", "silver"])
+    assert SeatView(top, 1).contested_value() == 15_000 + 50_000 + 15_000 + 25_000
+    assert SeatView(top, 0).contested_value() == 15_000 + 15_000 + 25_000
+    second = _challenged(1, played=["cabin", "cabin"])  # RULES #28: the set below the top
+    assert SeatView(second, 0).contested_value() == 2 * 20_000 + 2 * 20_000
+
+
+def test_the_contested_value_of_a_drafted_set_is_its_cards_and_the_cards_played() -> None:
+    """RULES #35: a drafted set, not in a stack yet, is fought over whole."""
+    state = _challenged(DRAFTED, played=["gold"], drafted=["jewels", "silver"])
+    assert SeatView(state, 0).contested_value() == 10_000 + 25_000 + 50_000
+
+
+def test_without_a_challenge_nothing_is_contested() -> None:
+    state = position(RuleSet.preset("2021", seats=2), hands={0: ["piano"]})
+    assert SeatView(state, 0).challenge is None
+    assert SeatView(state, 0).contested_value() == 0
+
+
+def test_a_seat_that_has_seen_a_whole_stack_shares_it_and_another_gets_a_copy() -> None:
+    """RULES #9, 2.8.11: the owner and every seat that once held a set see its tucked card;
+    their view holds the stack itself (nothing copied per view), a stranger's a copy with
+    the card HIDDEN."""
+    rules = RuleSet.preset("2021", seats=3)
+    stack = [
+        make_set(rules, ["piano", "piano"], first=True),
+        make_set(rules, ["classic_auto", "gold"], tucked=1, knowers=0b011),
+    ]
+    state = position(rules, hands={0: ["piano"]}, stacks={1: stack})
+    assert SeatView(state, 1).stack(1) is state.stacks[1]
+    assert SeatView(state, 0).stack(1) is state.stacks[1]
+    stranger = SeatView(state, 2).stack(1)
+    assert stranger[0] is state.stacks[1][0]
+    assert stranger[1].cards == (state.stacks[1][1].cards[0], HIDDEN)

@@ -10,6 +10,7 @@ test picks a client's address with ``X-Forwarded-For``.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -17,18 +18,22 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from typing import cast
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, cast
 
 import httpx
 import psycopg
 import pytest
+from django.db import connections
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import token_create
-from games import services, store
+from games import notify, services, store
+from games.api import waits
+from games.api.hub import Subscriber, loop_hub
 from games.engine import RuleSet, action_to_json, legal_actions
 from games.models import Game, Seat
 from tests.conftest import ROOT, _test_database_url
@@ -309,3 +314,115 @@ def test_the_wsgi_server_refuses_to_hold_a_thread_for_a_wait(
     assert "ASGI" in refused.json()["message"]
     assert answered.status_code == 200
     assert (stream.status_code, stream.json()["code"]) == (421, "wait_needs_asgi")
+
+
+def _started(game: Game, bob: User, carol: User, staff: User) -> tuple[Game, User, dict[str, Any]]:
+    """The table dealt: the game, who acts first and that seat's first legal action."""
+    services.game_join(game=game, user=bob)
+    services.game_join(game=game, user=carol, start=False)
+    services.game_start(game=game, by=staff, seed=7)
+    game.refresh_from_db()
+    state = store.load_state(game)
+    acting = Seat.objects.get(game=game, number=state.to_act).user
+    assert acting is not None
+    return game, acting, action_to_json(legal_actions(state)[0], state.rules.edition)
+
+
+def _wait_for(game: Game) -> waits.WaitFor:
+    """What the DRF action leaves for a spectator's wait on ``game`` as it stands."""
+    row = (game.version, game.status, game.to_act)
+    return waits.WaitFor(game.pk, None, game.version, game.status, 10, row)
+
+
+def _on_one_thread(scenario: Callable[[], Awaitable[waits.Row | None]]) -> waits.Row | None:
+    """Run ``scenario`` on an event loop whose database work (the wait's reads, the moves)
+    runs on one thread, whose connection is closed at the end."""
+
+    async def closing() -> waits.Row | None:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(1))
+        try:
+            return await scenario()
+        finally:
+            await loop.run_in_executor(None, connections.close_all)
+
+    return asyncio.run(closing())
+
+
+def _counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The games whose row a wait reads (the real read, counted)."""
+    reads: list[int] = []
+    real = waits._row
+
+    async def counted(game_id: int) -> waits.Row | None:
+        reads.append(game_id)
+        return await real(game_id)
+
+    monkeypatch.setattr(waits, "_row", counted)
+    return reads
+
+
+def test_a_wait_on_a_game_its_hub_heard_nothing_of_reads_no_row_and_answers_the_move(
+    game: Game, bob: User, carol: User, staff: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another wait has kept the game's channel subscribed since before this wait's
+    action read the game: nothing can have been missed, so the wait reads nothing more
+    and answers the move from its announcement (a crowd's waits cost no read each)."""
+    game, acting, action = _started(game, bob, carol, staff)
+    reads = _counting_reads(monkeypatch)
+
+    async def scenario() -> waits.Row | None:
+        hub = loop_hub()
+        other = Subscriber("other-wait", [notify.channel(game.pk)])
+        assert await hub.join(other)
+        try:
+            mark = hub.mark(notify.channel(game.pk))  # the view marks, the action reads
+            waiting = asyncio.create_task(waits._until_changed(_wait_for(game), (hub, mark)))
+            await asyncio.sleep(0.2)
+            await asyncio.to_thread(
+                services.action_submit,
+                game_id=game.pk, user=acting, action=action, version=game.version,
+            )  # fmt: skip
+            return await asyncio.wait_for(waiting, 10)
+        finally:
+            await hub.leave(other)
+
+    row = _on_one_thread(scenario)
+    game.refresh_from_db()
+
+    assert row == (game.version, game.status, game.to_act)
+    assert reads == []
+
+
+def test_a_wait_whose_game_was_announced_since_the_mark_reads_the_row_again(
+    game: Game, bob: User, carol: User, staff: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move announced between the view's mark and the wait's start (after the action
+    read the game) would be missed without a read: the wait reads the row, finds the move
+    and answers at once."""
+    game, acting, action = _started(game, bob, carol, staff)
+    reads = _counting_reads(monkeypatch)
+
+    async def scenario() -> waits.Row | None:
+        hub = loop_hub()
+        channel = notify.channel(game.pk)
+        other = Subscriber("other-wait", [channel])
+        assert await hub.join(other)
+        try:
+            mark = hub.mark(channel)
+            await asyncio.to_thread(
+                services.action_submit,
+                game_id=game.pk, user=acting, action=action, version=game.version,
+            )  # fmt: skip
+            await asyncio.wait_for(other.queue.get(), 10)  # the hub has heard of it
+            # at once: not at the wait's timeout (10 s), as it would without the read
+            answer = waits._until_changed(_wait_for(game), (hub, mark))
+            return await asyncio.wait_for(answer, 3)
+        finally:
+            await hub.leave(other)
+
+    row = _on_one_thread(scenario)
+    moved = Game.objects.get(pk=game.pk)
+
+    assert reads == [game.pk]
+    assert row == (moved.version, moved.status, moved.to_act)
