@@ -6,7 +6,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
-from accounts.services import token_create, token_revoke
+from accounts.services import token_create, token_mark_used, token_revoke
 
 ME = "/api/v1/auth/me/"
 
@@ -95,3 +95,28 @@ def test_records_last_use_at_most_once_a_minute(alice: User) -> None:
 
     assert after_second_request == start
     assert after_third_request == start + timedelta(seconds=61)
+
+
+def test_a_use_is_written_once_a_full_minute_has_passed_and_says_whether_it_wrote(
+    alice: User,
+) -> None:
+    token, _ = token_create(user=alice, name="t")
+    start = timezone.now()
+
+    first = token_mark_used(token=token, now=start)
+    within = token_mark_used(token=token, now=start + timedelta(seconds=59))
+    on_the_minute = token_mark_used(token=token, now=start + timedelta(minutes=1))
+
+    assert (first, within, on_the_minute) == (True, False, True)
+    assert token.last_used_at == start + timedelta(minutes=1)
+    assert ApiToken.objects.get(pk=token.pk).last_used_at == start + timedelta(minutes=1)
+
+
+def test_a_use_another_request_wrote_meanwhile_is_not_written_again(alice: User) -> None:
+    token, _ = token_create(user=alice, name="t")
+    stale = ApiToken.objects.get(pk=token.pk)  # read before the other request wrote
+    now = timezone.now()
+    token_mark_used(token=token, now=now)
+
+    assert token_mark_used(token=stale, now=now + timedelta(seconds=1)) is False
+    assert ApiToken.objects.get(pk=token.pk).last_used_at == now

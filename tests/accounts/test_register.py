@@ -89,6 +89,77 @@ def test_service_refuses_a_taken_username() -> None:
 
     assert raised.value.code == "username_taken"
     assert raised.value.http_status == 409
+    assert raised.value.message == "The username “erin” is taken."
+    assert raised.value.details == {"username": "erin"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("username", "message"),
+    [
+        ("guest-erin", "Names beginning with “guest-” are kept for guests."),
+        (
+            "Deleted-Player-7",
+            "Names beginning with “deleted-player-” are kept for deleted accounts.",
+        ),
+        (
+            "erin!",
+            "Enter a valid username. This value may contain only letters, numbers, "
+            "and @/./+/-/_ characters.",
+        ),
+    ],
+)
+def test_service_refuses_names_kept_for_others_or_not_allowed_and_says_why(
+    username: str, message: str
+) -> None:
+    with pytest.raises(DomainError) as raised:
+        user_register(username=username, password=GOOD_PASSWORD)
+
+    assert (raised.value.code, raised.value.message) == ("username_invalid", message)
+    assert not User.objects.filter(username__iexact=username).exists()
+
+
+@pytest.mark.django_db
+def test_service_says_every_reason_a_username_is_not_allowed() -> None:
+    with pytest.raises(DomainError) as raised:
+        user_register(username="e!" * 76, password=GOOD_PASSWORD)
+
+    assert raised.value.code == "username_invalid"
+    assert "Enter a valid username." in raised.value.message
+    assert " Ensure this value has at most 150 characters (it has 152)." in raised.value.message
+
+
+@pytest.mark.django_db
+def test_service_refuses_a_taken_username_before_it_judges_the_password() -> None:
+    user_register(username="Erin", password=GOOD_PASSWORD)
+
+    with pytest.raises(DomainError) as raised:
+        user_register(username="ERIN", password="12345")
+
+    assert raised.value.code == "username_taken"
+
+
+@pytest.mark.django_db
+def test_service_refuses_a_weak_password_with_each_validators_code_and_message() -> None:
+    with pytest.raises(DomainError) as raised:
+        user_register(username="erin", password="12345")
+
+    reasons = raised.value.details["reasons"]
+    assert raised.value.code == "weak_password"
+    assert raised.value.message == " ".join(r["message"] for r in reasons)
+    assert {
+        "code": "password_entirely_numeric",
+        "message": "This password is entirely numeric.",
+    } in reasons
+    assert all(set(r) == {"code", "message"} for r in reasons)
+
+
+@pytest.mark.django_db
+def test_service_keeps_the_email_with_its_domain_in_lower_case() -> None:
+    user = user_register(username="erin", password=GOOD_PASSWORD, email="Erin@EXAMPLE.org")
+
+    assert user.email == "Erin@example.org"
+    assert user_register(username="fred", password=GOOD_PASSWORD).email == ""
 
 
 @pytest.mark.django_db

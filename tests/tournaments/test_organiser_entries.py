@@ -4,6 +4,7 @@ it; a league may let an organiser's entry count at once. Service, API and pages.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 
 import pytest
@@ -13,6 +14,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from tests.pages import text
 from tests.tournaments.conftest import QUICK, Club, recorded_game
+from tests.tournaments.test_recording import refused
 from tournaments import recording, services
 from tournaments.models import ChangeLog, League, ScoreRecord
 
@@ -66,6 +68,55 @@ def test_a_league_may_let_an_organisers_entry_count_at_once(club: Club, olga: Us
 def test_a_new_league_defaults_to_the_table_confirming(olga: User) -> None:
     league = services.league_create(by=olga, name="Club", slug="club", rules=QUICK)
     assert league.organiser_entries_settle is False
+
+
+def test_a_settings_change_is_logged_in_every_season_and_an_unchanged_setting_is_not(
+    club: Club, olga: User
+) -> None:
+    league = club.season.league
+    autumn = services.season_create(
+        league=league, by=olga, name="Autumn", starts_on=dt.date(2026, 9, 1)
+    )
+
+    services.league_settings_change(
+        league=league, by=olga, organiser_entries_settle=False, substitute_policy="seat"
+    )
+    services.league_settings_change(league=league, by=olga, organiser_entries_settle=False)
+
+    league.refresh_from_db()
+    assert (league.organiser_entries_settle, league.substitute_policy) == (False, "seat")
+    logged = ChangeLog.objects.filter(action="league_settings_changed")
+    assert {(c.competition_id, c.actor, c.subject, c.before, c.after) for c in logged} == {
+        (season, olga, subject, before, after)
+        for season in (club.competition.pk, autumn.competition.pk)
+        for subject, before, after in [
+            ("organiser entries settle", True, False),
+            ("substitute policy", "fixed", "seat"),
+        ]
+    }
+
+
+def test_a_settings_change_is_refused_to_players_and_for_an_unknown_policy(
+    club: Club, olga: User, alice: User
+) -> None:
+    league = club.season.league
+
+    refused(
+        "permission_denied", 403, services.league_settings_change,
+        league=league, by=alice, organiser_entries_settle=False,
+    )  # fmt: skip
+    error = refused(
+        "invalid", 422, services.league_settings_change,
+        league=league, by=olga, organiser_entries_settle=False, substitute_policy="none",
+    )  # fmt: skip
+
+    assert (error.message, error.details) == (
+        "The substitute policy is fixed or seat.",
+        {"field": "substitute_policy"},
+    )
+    league.refresh_from_db()
+    assert (league.organiser_entries_settle, league.substitute_policy) == (True, "fixed")
+    assert not ChangeLog.objects.filter(action="league_settings_changed").exists()
 
 
 def test_the_api_creates_and_changes_the_setting_organisers_only(

@@ -19,8 +19,17 @@ from games.engine import EngineError, RuleSet
 from games.models import Game, Round, RoundScore, Seat
 from tests.factories import UserFactory
 from tests.tournaments.conftest import QUICK, Club, recorded_game, settled_game
-from tournaments import recording, selectors, services
-from tournaments.models import ChangeLog, Competitor, GameEntry, Result, ScoreRecord, ScoreVote
+from tournaments import discipline, recording, running, selectors, services
+from tournaments.models import (
+    ChangeLog,
+    Competitor,
+    GameEntry,
+    Member,
+    NightRound,
+    Result,
+    ScoreRecord,
+    ScoreVote,
+)
 
 CLASSIC_2 = RuleSet.preset("2021")  # first to $1,000,000
 
@@ -81,13 +90,15 @@ def test_an_organiser_who_does_not_play_may_open_a_game(club: Club, olga: User) 
 
 def test_someone_neither_seated_nor_organising_cannot_open_a_game(club: Club, carol: User) -> None:
     before = (Game.objects.count(), snapshot(club))
-    refused("permission_denied", 403, recorded_game, club, carol, ["Alice", "Bob"])
+    error = refused("permission_denied", 403, recorded_game, club, carol, ["Alice", "Bob"])
+    assert error.message == "Organisers, or players at the table, record a game."
     assert (Game.objects.count(), snapshot(club)) == before
 
 
 def test_a_player_cannot_sit_twice_at_one_table(club: Club, alice: User) -> None:
     before = Game.objects.count()
-    refused("duplicate_competitor", 422, recorded_game, club, alice, ["Alice", "Alice"])
+    error = refused("duplicate_competitor", 422, recorded_game, club, alice, ["Alice", "Alice"])
+    assert error.message == "A player can sit at a table only once."
     assert Game.objects.count() == before
 
 
@@ -96,7 +107,7 @@ def test_players_of_another_competition_cannot_sit_at_the_table(
 ) -> None:
     other = services.competition_create(kind="tournament", name="Cup", tiebreaks=[], best_of=None)
     stranger = Competitor.objects.create(competition=other, name="Zed", number=0)
-    refused(
+    error = refused(
         "not_a_competitor",
         422,
         recording.recorded_game_create,
@@ -105,7 +116,41 @@ def test_players_of_another_competition_cannot_sit_at_the_table(
         competitors=[club.players["Alice"], stranger],
         rules=QUICK,
     )
+    assert error.message == "Every player must be in this competition."
     assert not GameEntry.objects.filter(competitor=stranger).exists()
+
+
+def test_a_game_opened_for_a_nights_seating_draw_keeps_its_draw_and_table(
+    club: Club, olga: User
+) -> None:
+    draw = NightRound.objects.create(night=club.night, number=1, seed=7, created_by=olga)
+    game = recording.recorded_game_create(
+        by=olga,
+        competition=club.competition,
+        competitors=club.at("Carol", "Dora"),
+        rules=QUICK,
+        night=club.night,
+        night_round=draw,
+        table=1,
+    )
+    entries = GameEntry.objects.filter(game=game)
+    assert {(e.night_round_id, e.table, e.round_id) for e in entries} == {(draw.pk, 1, None)}
+
+
+def test_a_recorded_tournaments_tables_keep_their_round_and_table(olga: User) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="round_robin", entrants="humans", play="recorded",
+        rules=QUICK, rounds=1, table_sizes=[2], preferred_size=2, seed=3,
+    )  # fmt: skip
+    for name in ("Ann", "Ben", "Cat", "Dan"):
+        running.entrant_add(tournament=cup, by=olga, name=name)
+    running.tournament_start(tournament=cup, by=olga)
+
+    first = cup.round_set.get(number=1)
+    entries = GameEntry.objects.filter(competition=cup.competition)
+    by_table = {(e.round_id, e.table, e.night_round_id) for e in entries}
+    assert by_table == {(first.pk, 0, None), (first.pk, 1, None)}
+    assert entries.filter(table=0).values("game").distinct().count() == 1
 
 
 def test_more_seats_than_the_rules_allow_are_refused_by_the_engine(club: Club, olga: User) -> None:
@@ -169,6 +214,11 @@ def test_a_round_entered_by_a_player_waits_for_every_other_seated_account(
         ("round_confirmed", "alice"),
         ("round_confirmed", "carol"),
     ]
+    entered = ChangeLog.objects.get(action="round_entered")
+    assert (entered.subject, entered.after) == (
+        f"game {game.pk} round 1",
+        [300_000, 200_000, 100_000, 0],
+    )
 
 
 def test_the_games_rounds_tallies_and_places_follow_the_entered_rounds(
@@ -322,7 +372,10 @@ def test_someone_not_at_the_table_cannot_enter_a_round(club: Club, alice: User) 
     game = recorded_game(club, alice, ["Alice", "Bob"])
     outsider = UserFactory.create(username="mallory")
     before = snapshot(club)
-    refused("not_seated", 403, recording.round_record, game=game, by=outsider, dollars=[10_000, 0])
+    error = refused(
+        "not_seated", 403, recording.round_record, game=game, by=outsider, dollars=[10_000, 0]
+    )
+    assert error.message == "Only the table's players or an organiser enter rounds."
     assert snapshot(club) == before
 
 
@@ -459,7 +512,10 @@ def test_a_dispute_freezes_the_next_entry_until_an_organiser_confirms(
     )
 
     before = snapshot(club)
-    refused("round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0])
+    error = refused(
+        "round_disputed", 409, recording.round_record, game=game, by=alice, dollars=[10_000, 0]
+    )
+    assert error.message == "A disputed round must be settled first."
     assert snapshot(club) == before
 
     recording.round_vote(record=record, by=olga, verdict="confirm")
@@ -495,6 +551,7 @@ def test_a_seated_organiser_confirms_as_a_player_and_settles_a_dispute_by_correc
     )
     record = recording.round_record(game=game, by=olga, dollars=[300_000, 200_000]).record
     assert record.status == ScoreRecord.Status.PENDING  # alice has not confirmed
+    assert record.votes.get(voter=olga).as_organiser is False  # her entry is a player's
     recording.round_vote(record=record, by=alice, verdict="dispute", reason="too much")
     refused("already_voted", 409, recording.round_vote, record=record, by=olga, verdict="confirm")
     recording.round_correct(
@@ -782,7 +839,7 @@ def test_another_players_key_is_refused(club: Club, alice: User, bob: User) -> N
     game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
     recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="k")
     before = snapshot(club)
-    refused(
+    error = refused(
         "idempotency_key_reused",
         409,
         recording.round_record,
@@ -791,7 +848,22 @@ def test_another_players_key_is_refused(club: Club, alice: User, bob: User) -> N
         dollars=[100_000, 0],
         key="k",
     )
+    assert error.message == "That key belongs to another entry."
     assert snapshot(club) == before
+
+
+def test_a_key_belongs_to_its_game_the_same_key_at_another_table_enters_that_tables_round(
+    club: Club, alice: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    other = recorded_game(club, alice, ["Alice", "Carol"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 0], key="round-1")
+
+    entry = recording.round_record(game=other, by=alice, dollars=[0, 50_000], key="round-1")
+
+    assert (entry.replayed, entry.record.game_id) == (False, other.pk)
+    assert entry.record.pk != first.record.pk
+    assert ledger(other) == [(1, "enter", "pending", [0, 50_000])]
 
 
 # --- guests ------------------------------------------------------------------------------------
@@ -853,6 +925,10 @@ def test_an_entry_for_a_round_already_entered_elsewhere_is_refused_not_shifted(
     )  # fmt: skip
 
     assert error.details == {"next_round": 2}
+    assert error.message == (
+        "The next round is round 2: round 1 was entered or removed meanwhile. "
+        "Look at the sheet again before entering."
+    )
     assert snapshot(club) == before
     recording.round_record(game=game, by=bob, dollars=[60_000, 40_000], number=2)
     assert ledger(game)[-1][0] == 2
@@ -909,3 +985,61 @@ def test_a_dispute_on_an_earlier_round_freezes_the_next_entry(
     recording.round_vote(record=first, by=olga, verdict="confirm")
     entry = recording.round_record(game=game, by=alice, dollars=[0, 10_000])
     assert entry.record.round_number == 3
+
+
+# --- substitutes: who enters rounds, whose confirmation is waited for -------------------------
+
+
+def status_of(record: ScoreRecord) -> str:
+    record.refresh_from_db()
+    return record.status
+
+
+def test_a_substitute_with_an_account_confirms_and_enters_for_the_seat_they_took(
+    club: Club, olga: User, alice: User, carol: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    carols = Member.objects.get(name="Carol")
+    discipline.substitute_seat(game=game, by=olga, seat=1, member=carols, reason="Bob left")
+
+    assert status_of(first) == ScoreRecord.Status.PENDING  # now carol's to confirm, not bob's
+    recording.round_vote(record=first, by=carol, verdict="confirm")
+    assert status_of(first) == ScoreRecord.Status.CONFIRMED
+    second = recording.round_record(game=game, by=carol, dollars=[50_000, 100_000]).record
+    assert (second.round_number, second.status) == (2, ScoreRecord.Status.PENDING)  # alice's turn
+    recording.round_vote(record=second, by=alice, verdict="confirm")
+    assert status_of(second) == ScoreRecord.Status.CONFIRMED
+
+
+def test_a_guest_substitute_leaves_a_round_to_the_accounts_still_seated_and_seats_nobody(
+    club: Club, olga: User, alice: User, carol: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    first = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    discipline.substitute_seat(game=game, by=olga, seat=1, name="Zed", reason="Bob left")
+
+    assert status_of(first) == ScoreRecord.Status.CONFIRMED  # bob held it up, and left
+    before = snapshot(club)
+    refused("not_seated", 403, recording.round_record, game=game, by=carol, dollars=[0, 10_000])
+    assert snapshot(club) == before
+
+
+def test_a_substitute_for_a_guest_is_waited_for_at_that_table_only(
+    club: Club, olga: User, alice: User, carol: User
+) -> None:
+    game = recorded_game(club, alice, ["Alice", "Dora"], rules=CLASSIC_2)
+    carols = Member.objects.get(name="Carol")
+    discipline.substitute_seat(game=game, by=olga, seat=1, member=carols, reason="Dora left")
+
+    record = recording.round_record(game=game, by=alice, dollars=[100_000, 50_000]).record
+
+    assert status_of(record) == ScoreRecord.Status.PENDING  # Dora had no account; carol has
+    recording.round_vote(record=record, by=carol, verdict="confirm")
+    assert status_of(record) == ScoreRecord.Status.CONFIRMED
+    elsewhere = recorded_game(club, alice, ["Alice", "Bob"], rules=CLASSIC_2)
+    refused(
+        "not_seated", 403, recording.round_record, game=elsewhere, by=carol, dollars=[0, 10_000]
+    )

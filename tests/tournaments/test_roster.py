@@ -35,6 +35,16 @@ def test_players_added_to_a_season_are_on_the_roster_without_typing_them_again(
     assert all(c.member is not None for c in club.players.values())
 
 
+def test_each_competitor_added_is_logged_with_the_organiser_who_added_them(
+    club: Club, olga: User
+) -> None:
+    logged = ChangeLog.objects.filter(competition=club.competition, action="competitor_added")
+
+    assert {(c.subject, c.actor) for c in logged} == {
+        (name, olga) for name in ("Alice", "Bob", "Carol", "Dora")
+    }
+
+
 def test_a_new_season_takes_its_players_from_the_roster(club: Club, olga: User) -> None:
     autumn = services.season_create(
         league=club.season.league, by=olga, name="Autumn", starts_on=dt.date(2026, 9, 1)
@@ -158,3 +168,66 @@ def test_a_season_with_a_long_name_in_a_league_with_a_long_name_starts(olga: Use
 
     assert season.name == "S" * 120
     assert season.competition.name == ("L" * 120)[:120]  # the standings' label, cut to fit
+
+
+def test_an_organiser_adds_another_who_may_then_run_the_league_and_every_season_logs_it(
+    club: Club, olga: User, alice: User, bob: User
+) -> None:
+    league = club.season.league
+    autumn = services.season_create(
+        league=league, by=olga, name="Autumn", starts_on=dt.date(2026, 9, 1)
+    )
+    refused(
+        "permission_denied", 403, services.league_organiser_add, league=league, by=alice, user=bob
+    )
+
+    services.league_organiser_add(league=league, by=olga, user=alice)
+
+    assert set(league.organisers.values_list("username", flat=True)) == {"olga", "alice"}
+    assert roster.member_add(league=league, by=alice, name="Frank").name == "Frank"
+    logged = ChangeLog.objects.filter(action="organiser_added")
+    assert {(c.competition_id, c.actor, c.subject) for c in logged} == {
+        (club.competition.pk, olga, "organiser alice"),
+        (autumn.competition.pk, olga, "organiser alice"),
+    }
+
+
+def test_a_club_guest_linked_through_the_competition_is_linked_on_the_roster(
+    club: Club, olga: User
+) -> None:
+    dora = UserFactory.create(username="dora")
+
+    linked = services.competitor_link(competitor=club.players["Dora"], by=olga, user=dora)
+
+    assert (linked.pk, linked.user) == (club.players["Dora"].pk, dora)
+    assert Member.objects.get(name="Dora").user == dora
+
+
+def test_a_guest_of_a_tournament_of_no_league_is_linked_to_an_account_once(
+    olga: User, alice: User, bob: User
+) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="round_robin", entrants="humans", play="recorded",
+        rules=QUICK, rounds=1, table_sizes=[2], preferred_size=2,
+    )  # fmt: skip
+    running.entrant_add(tournament=cup, by=olga, user=alice)
+    other = services.competition_create(kind="tournament", name="Other", tiebreaks=[], best_of=None)
+    Competitor.objects.create(competition=other, name="Bob", user=bob, number=0)  # elsewhere
+    zed, yan = (running.entrant_add(tournament=cup, by=olga, name=n) for n in ("Zed", "Yan"))
+    refused("permission_denied", 403, services.competitor_link, competitor=zed, by=bob, user=bob)
+    error = refused(
+        "already_entered", 409, services.competitor_link, competitor=zed, by=olga, user=alice
+    )
+    assert error.message == "That account is already entered."
+
+    linked = services.competitor_link(competitor=zed, by=olga, user=bob)
+
+    assert Competitor.objects.get(pk=zed.pk).user == bob == linked.user
+    change = ChangeLog.objects.get(action="guest_linked")
+    assert (change.competition, change.actor, change.subject) == (cup.competition, olga, "Zed")
+    assert change.after == {"user": "bob"}
+    error = refused(
+        "already_linked", 409, services.competitor_link, competitor=linked, by=olga, user=olga
+    )
+    assert error.message == "This competitor already has an account."
+    assert Competitor.objects.get(pk=yan.pk).user is None
