@@ -122,12 +122,15 @@ def test_the_api_joins_polls_and_leaves(api_as: Callable[[User], APIClient], ali
     bob = UserFactory.create(username="bob")
     client = api_as(alice)
 
-    joined = client.post("/api/v1/quick-pairing/", {"seats": 2}, format="json")
-    twice = client.post("/api/v1/quick-pairing/", {"seats": 2}, format="json")
-    bad = client.post("/api/v1/quick-pairing/", {"seats": 7}, format="json")
-    mine = client.get("/api/v1/quick-pairing/mine/")
-    seated = api_as(bob).post("/api/v1/quick-pairing/", {"seats": 2}, format="json")
-    late = client.post("/api/v1/quick-pairing/leave/")
+    # the clock stands still: the range widens with every moment waited, and a machine as
+    # busy as a whole suite took a tenth of a second to answer the join (5.025)
+    with time_machine.travel(dt.datetime(2026, 11, 27, 12, tzinfo=dt.UTC), tick=False):
+        joined = client.post("/api/v1/quick-pairing/", {"seats": 2}, format="json")
+        twice = client.post("/api/v1/quick-pairing/", {"seats": 2}, format="json")
+        bad = client.post("/api/v1/quick-pairing/", {"seats": 7}, format="json")
+        mine = client.get("/api/v1/quick-pairing/mine/")
+        seated = api_as(bob).post("/api/v1/quick-pairing/", {"seats": 2}, format="json")
+        late = client.post("/api/v1/quick-pairing/leave/")
 
     assert joined.status_code == 201
     assert joined.json()["status"] == "waiting"
