@@ -279,8 +279,8 @@ async def _until_changed(wait: WaitFor, marked: tuple[Hub | None, int | None]) -
     the action read), the common case of a crowd on one game. Then it is read only when
     told to (a resync, or a push that keeps the version: a start or an abort). A push of
     a newer version is answered as it is: it is announced once committed (games.notify),
-    and a wait that asks again after it hears of the next at once. So a crowd of waits on
-    one game costs no read of its own, where it cost three."""
+    and a wait that asks again after it hears of the next at once. So a wait of a crowd on
+    one game costs one read, the DRF action's, where it cost three."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait.timeout
     channel = notify.channel(wait.game_id)
