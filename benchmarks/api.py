@@ -142,19 +142,29 @@ def start_servers(
         "--log-level", "warning", "--no-access-log",
     ]  # fmt: skip
     servers = [subprocess.Popen(command, cwd=ROOT, env=env) for command in (rest, streams)]
-    for port in (rest_port, stream_port):
-        deadline = time.monotonic() + 30
+
+    def kill() -> None:
+        for server in servers:
+            server.kill()
+
+    wait_serving([rest_port, stream_port], kill)
+    return servers
+
+
+def wait_serving(ports: list[int], give_up: Callable[[], None], seconds: float = 60) -> None:
+    """Wait until the server on each of ``ports`` answers ``/healthz``; if one has not
+    within ``seconds``, ``give_up`` (stop what was started) and exit saying which."""
+    for port in ports:
+        deadline = time.monotonic() + seconds
         while True:
             try:
-                httpx.get(f"http://127.0.0.1:{port}/api/v1/", timeout=2)
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
                 break
             except httpx.HTTPError:
                 if time.monotonic() > deadline:
-                    for server in servers:
-                        server.kill()
+                    give_up()
                     sys.exit(f"the server on port {port} did not start")
                 time.sleep(0.3)
-    return servers
 
 
 def run_bare(base: str, tables: list[dict[str, Any]], seconds: float) -> tuple[float, list[float]]:

@@ -54,14 +54,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._live_clients import Crowd, crowd_phase, play_tables  # noqa: E402 - after sys.path
-from benchmarks.api import free_port, percentile, production_env  # noqa: E402 - after sys.path
+from benchmarks.api import (  # noqa: E402 - after sys.path
+    free_port,
+    percentile,
+    production_env,
+    wait_serving,
+)
 from cya_site import queues  # noqa: E402 - after sys.path
 
 BENCH_DB = "cya_live_bench"
@@ -143,17 +147,7 @@ def start(env: dict[str, str], web: int, waits: int, prefix: str) -> list[subpro
         [*celery, "beat", "--schedule", f"/tmp/{BENCH_DB}-beat-{node}", "--loglevel", "WARNING"],
     ]  # fmt: skip
     processes = [subprocess.Popen(c, cwd=ROOT, env=env, start_new_session=True) for c in commands]
-    for port in (web, waits):
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    stop(processes)
-                    sys.exit(f"the server on port {port} did not start")
-                time.sleep(0.3)
+    wait_serving([web, waits], lambda: stop(processes))
     return processes
 
 

@@ -31,7 +31,6 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,6 +41,7 @@ from benchmarks.api import (  # noqa: E402 - after sys.path
     free_port,
     production_env,
     recreate_database,
+    wait_serving,
 )
 from benchmarks.live import cpu_seconds  # noqa: E402 - after sys.path
 
@@ -221,15 +221,7 @@ def main() -> None:
     ]  # fmt: skip
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    sys.exit("uvicorn did not start")
-                time.sleep(0.3)
+        wait_serving([port], lambda: None)  # stopped below
         healthz = measure(server.pid, port, "/healthz", args)
         wait = measure(server.pid, port, f"/api/v1/games/{game}/wait/?after=0&timeout=0", args)
         push = pushed(server.pid, port, game, args)

@@ -185,17 +185,16 @@ def taken(name: str, owner: User) -> DomainError:
     return refused.value
 
 
+# the refusal of the name "orca", however it was found taken
+ORCA_TAKEN = ("bot_name_taken", "A bot with this name exists.", {"name": "orca"}, 409)
+
+
 def test_a_name_whose_bot_account_exists_is_taken(alice: User) -> None:
     UserFactory.create(username="bot.Orca")
 
     refused = taken("orca", alice)
 
-    assert (refused.code, refused.message, refused.details, refused.http_status) == (
-        "bot_name_taken",
-        "A bot with this name exists.",
-        {"name": "orca"},
-        409,
-    )
+    assert (refused.code, refused.message, refused.details, refused.http_status) == ORCA_TAKEN
     assert not Bot.objects.exists()
 
 
@@ -209,12 +208,7 @@ def test_the_second_of_two_registrations_of_one_name_at_once_is_told_it_is_taken
 
     refused = taken("orca", alice)
 
-    assert (refused.code, refused.message, refused.details, refused.http_status) == (
-        "bot_name_taken",
-        "A bot with this name exists.",
-        {"name": "orca"},
-        409,
-    )
+    assert (refused.code, refused.message, refused.details, refused.http_status) == ORCA_TAKEN
 
 
 @pytest.mark.parametrize(

@@ -173,13 +173,7 @@ def test_a_wait_woken_by_a_move_answers_the_move_and_whose_turn_it_is(
     """Woken by a newer version, a wait answers with what was announced (games.notify
     sends the version, status and seat to act of a committed change): the seat to act
     next learns it is its turn from the same answer."""
-    services.game_join(game=game, user=bob)
-    services.game_join(game=game, user=carol, start=False)
-    services.game_start(game=game, by=staff, seed=7)
-    game.refresh_from_db()
-    state = store.load_state(game)
-    acting = Seat.objects.get(game=game, number=state.to_act).user
-    assert acting is not None
+    game, acting, action = _started(game, bob, carol, staff)
     tokens = {
         seat.number: token_create(user=cast(User, seat.user), name="waits")[1]
         for seat in game.seats.exclude(user=acting).select_related("user")
@@ -193,7 +187,6 @@ def test_a_wait_woken_by_a_move_answers_the_move_and_whose_turn_it_is(
     for waiter in waiters:
         waiter.start()
     time.sleep(1)  # the waits are subscribed
-    action = action_to_json(legal_actions(state)[0], state.rules.edition)
     services.action_submit(game_id=game.pk, user=acting, action=action, version=game.version)
     for waiter in waiters:
         waiter.join(timeout=10)
