@@ -13,15 +13,17 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
-from games import store
+from games import services, store
 from games.engine import RuleSet, action_to_json, legal_actions, observe, replay
 from games.models import Event, Game
 from tests.clients import authenticate
@@ -144,6 +146,56 @@ def test_racing_seats_and_racing_keys_still_apply_exactly_one(started: Game) -> 
         assert all(s in (200, 201, 409) for s, _ in outcomes), outcomes
         codes = {body["code"] for s, body in outcomes if s == 409}
         assert codes <= {"stale_version", "not_your_turn"}
+    assert_log_is_whole_and_replays(started)
+
+
+def test_a_resignation_waits_for_an_action_in_flight_and_applies_after_it(started: Game) -> None:
+    """A resignation names no version: it takes the game's lock, so an action holding that
+    lock (applied, not yet committed) goes first and the resignation applies after it."""
+    seat, version, actions = legal_json(started)
+    actor = started.seats.get(number=seat).user
+    leaver = started.seats.exclude(number=seat).select_related("user").first()
+    assert actor is not None and leaver is not None and leaver.user is not None
+    holding, release = threading.Event(), threading.Event()
+    results: dict[str, Any] = {}
+
+    def act() -> None:
+        try:
+            with transaction.atomic():
+                services.action_submit(
+                    game_id=started.pk, user=actor, action=actions[0], version=version
+                )
+                holding.set()
+                release.wait(timeout=10)
+        finally:
+            holding.set()
+            connection.close()
+
+    def resign() -> None:
+        try:
+            results["resign"] = services.game_resign(game=started, user=leaver.user)
+        except BaseException as error:  # a stale read would fail here: keep it
+            results["resign"] = error
+        finally:
+            connection.close()
+
+    acting = threading.Thread(target=act)
+    acting.start()
+    assert holding.wait(timeout=10)
+    resigning = threading.Thread(target=resign)
+    resigning.start()
+    resigning.join(timeout=0.5)
+    assert resigning.is_alive()  # it waits for the action's lock
+    release.set()
+    acting.join(timeout=10)
+    resigning.join(timeout=10)
+
+    assert isinstance(results["resign"], services.ActionResult), results
+    log = Event.objects.filter(game=started, seq__gt=version).order_by("seq")
+    assert [(e.seq, e.seat, e.origin) for e in log][:2] == [
+        (version + 1, seat, Event.Origin.API),
+        (version + 2, leaver.number, Event.Origin.RESIGN),
+    ]
     assert_log_is_whole_and_replays(started)
 
 
