@@ -310,15 +310,26 @@ def _names_and_penalties(
     return names, penalised
 
 
+# a night's place among a competitor's: fewer points, then the games at no night, then by date
+_NightOrder = tuple[float, tuple[()] | tuple[date, int], int | None]
+
+
 def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:
-    """Only each competitor's ``best`` nights by points (ties: the earlier night)."""
-    per_night = rows.values("competitor_id", "night_id").annotate(points=Sum("points")).order_by()
-    keep: dict[int, list[tuple[float, int | None]]] = defaultdict(list)
+    """Only each competitor's ``best`` nights by points. Ties keep the earlier night by
+    its date (nights may be entered out of order), and the games at no night before any."""
+    per_night = (
+        rows.values("competitor_id", "night_id", "night__date")
+        .annotate(points=Sum("points"))
+        .order_by()
+    )
+    keep: dict[int, list[_NightOrder]] = defaultdict(list)
     for row in per_night:
-        keep[row["competitor_id"]].append((row["points"], row["night_id"]))
+        night = row["night_id"]
+        first = () if night is None else (row["night__date"], night)
+        keep[row["competitor_id"]].append((-row["points"], first, night))
     allowed = Q(pk__in=[])
     for competitor_id, nights in keep.items():
-        chosen = [n for _, n in sorted(nights, key=lambda n: (-n[0], n[1] or 0))[:best]]
+        chosen = [night for *_, night in sorted(nights)[:best]]
         # the games at no night are one night; SQL's IN never matches a NULL night
         kept = Q(night_id__in=[n for n in chosen if n is not None])
         kept |= Q(night__isnull=True) if None in chosen else Q(pk__in=[])

@@ -155,7 +155,10 @@ def test_a_resignation_waits_for_an_action_in_flight_and_applies_after_it(starte
     seat, version, actions = legal_json(started)
     actor = started.seats.get(number=seat).user
     leaver = started.seats.exclude(number=seat).select_related("user").first()
-    assert actor is not None and leaver is not None and leaver.user is not None
+    assert actor is not None
+    assert leaver is not None
+    leaving = leaver.user
+    assert leaving is not None
     holding, release = threading.Event(), threading.Event()
     results: dict[str, Any] = {}
 
@@ -173,7 +176,7 @@ def test_a_resignation_waits_for_an_action_in_flight_and_applies_after_it(starte
 
     def resign() -> None:
         try:
-            results["resign"] = services.game_resign(game=started, user=leaver.user)
+            results["resign"] = services.game_resign(game=started, user=leaving)
         except BaseException as error:  # a stale read would fail here: keep it
             results["resign"] = error
         finally:

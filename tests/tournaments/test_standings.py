@@ -273,6 +273,20 @@ def test_best_of_ties_between_nights_keep_the_earlier_night(club: Club, olga: Us
     assert GameNight.objects.get(pk=club.night.pk).date < second.date
 
 
+def test_best_of_ties_keep_the_night_played_first_even_when_it_was_entered_later(
+    club: Club, olga: User
+) -> None:
+    """An organiser enters a forgotten night after a later one: the tie goes by the date."""
+    later = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 24))
+    forgotten = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    assert later.pk < forgotten.pk
+    settled_game(club, olga, ["Alice", "Bob"], [300_000, 100_000], night=later)
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000], night=forgotten)
+    club.competition.best_of = 1
+    club.competition.save(update_fields=["best_of"])
+    assert rows(club)["Alice"]["dollars"] == 200_000
+
+
 def test_best_of_counts_a_seasons_games_at_no_night_as_a_night_of_their_own(
     club: Club, olga: User
 ) -> None:
