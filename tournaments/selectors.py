@@ -310,7 +310,7 @@ def _names_and_penalties(
     return names, penalised
 
 
-# a night's place among a competitor's: fewer points, then the games at no night, then by date
+# a night's place among a competitor's: more points first, then the games at no night, then by date
 _NightOrder = tuple[float, tuple[()] | tuple[date, int], int | None]
 
 
