@@ -220,6 +220,47 @@ def test_a_task_that_runs_before_the_deadline_comes_back_at_the_deadline(
     assert event.created_at >= later
 
 
+def test_at_its_very_deadline_the_decision_gets_the_default_and_its_bank_is_spent(
+    alice: User, bob: User, carol: User, staff: User
+) -> None:
+    """The service the task runs, on a stopped clock: due at the deadline itself, for the
+    seat to act at this game (another game's seats have the same numbers)."""
+    start = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+    with time_machine.travel(start, tick=False) as clock:
+        timed_game(carol, bob, staff, decision_seconds=2, bank_seconds=20)  # seats 0 and 1 too
+        game = timed_game(alice, bob, staff, decision_seconds=2, bank_seconds=20)
+        opening = engine_state(game)
+        assert game.deadline == start + timedelta(seconds=22)
+        clock.move_to(game.deadline - timedelta(milliseconds=1))
+        assert services.decision_timeout(game_id=game.pk, version=0) == game.deadline
+        clock.move_to(game.deadline)
+
+        event = services.decision_timeout(game_id=game.pk, version=0)
+
+    assert isinstance(event, Event)
+    assert (event.seq, event.seat, event.origin) == (1, 0, "timeout")
+    assert event.action == action_to_json(default_action(opening), "2021")
+    assert Seat.objects.get(game=game, number=0).time_bank_ms == 0
+    assert Seat.objects.get(game=game, number=1).time_bank_ms == 20_000
+
+
+def test_a_late_task_for_an_answered_decision_leaves_the_next_one_alone_past_its_deadline(
+    alice: User, bob: User, staff: User, api_as: Clients
+) -> None:
+    start = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+    with time_machine.travel(start, tick=False) as clock:
+        game = timed_game(alice, bob, staff, decision_seconds=2, bank_seconds=0)
+        assert submit(api_as(alice), game, OPENING, 0).status_code == 201
+        game.refresh_from_db()
+        assert game.deadline is not None
+        clock.move_to(game.deadline + timedelta(seconds=1))  # bob's decision is overdue too
+
+        assert services.decision_timeout(game_id=game.pk, version=0) is None
+
+    game.refresh_from_db()
+    assert (game.version, game.to_act) == (1, 1)  # bob's own task answers his
+
+
 # --- the time bank --------------------------------------------------------------------
 
 

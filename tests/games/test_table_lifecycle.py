@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import time_machine
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
 from games import services
-from games.engine import RuleSet, legal_actions
+from games.engine import RuleSet, legal_actions, recorded
 from games.models import Event, Game, Seat
 from tests.games.conftest import engine_state, game_url, submit
 
@@ -416,6 +418,63 @@ def test_refuses_to_join_an_aborted_table(
 
     assert response.status_code == 409
     assert response.json()["code"] == "game_not_open"
+
+
+# --- games at real tables ---------------------------------------------------------------
+
+
+def test_a_recorded_game_starts_when_created_and_ends_when_its_last_round_is_set(
+    alice: User, bob: User
+) -> None:
+    rules = RuleSet.preset("2021", seats=2, ending="highest_after_n", ending_rounds=1)
+    opened, ended = (
+        datetime(2026, 3, 3, 19, 0, tzinfo=UTC),
+        datetime(2026, 3, 3, 19, 40, tzinfo=UTC),
+    )
+    with time_machine.travel(opened, tick=False) as clock:
+        game = services.recorded_game_create(by=alice, rules=rules, players=[alice, None])
+        assert (game.status, game.started_at, game.finished_at) == ("active", opened, None)
+        clock.move_to(ended)
+
+        game = services.recorded_rounds_set(
+            game=game, scored=recorded.outcome(rules, [[100_000, 50_000]])
+        )
+
+    game.refresh_from_db()
+    assert (game.status, game.started_at, game.finished_at) == ("finished", opened, ended)
+    assert seat_users(game) == ["alice", None]
+
+
+def test_refuses_a_recorded_game_of_more_or_fewer_players_than_its_rules_seat(
+    alice: User, bob: User
+) -> None:
+    with pytest.raises(DomainError) as refused:
+        services.recorded_game_create(
+            by=alice, rules=RuleSet.preset("2021", seats=3), players=[alice, bob]
+        )
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+        "wrong_seat_count",
+        "The rules seat 3, not 2.",
+        422,
+    )
+    assert not Game.objects.exists()
+
+
+def test_refuses_recorded_rounds_for_a_game_played_online(started: Game) -> None:
+    rules = RuleSet.from_json(started.rules)
+    with pytest.raises(DomainError) as refused:
+        services.recorded_rounds_set(
+            game=started, scored=recorded.outcome(rules, [[100_000, 50_000, 0]])
+        )
+
+    assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+        "not_recorded",
+        "Only a recorded game takes recorded rounds.",
+        409,
+    )
+    started.refresh_from_db()
+    assert (started.status, started.version) == ("active", 0)
 
 
 # --- the list -------------------------------------------------------------------------
