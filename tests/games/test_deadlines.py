@@ -261,6 +261,24 @@ def test_a_late_task_for_an_answered_decision_leaves_the_next_one_alone_past_its
     assert (game.version, game.to_act) == (1, 1)  # bob's own task answers his
 
 
+def test_a_shown_deadline_goes_on_the_pending_decision_only(
+    alice: User, bob: User, staff: User, api_as: Clients
+) -> None:
+    """What the bots' runner shows on an API client's decision (it enforces it itself)."""
+    game = timed_game(alice, bob, staff, decision_seconds=600, bank_seconds=None)
+    shown = datetime(2030, 1, 5, 12, 0, tzinfo=UTC)
+
+    assert services.deadline_set(game=game, version=0, deadline=shown) is True
+    game.refresh_from_db()
+    assert game.deadline == shown
+    assert submit(api_as(alice), game, OPENING, 0).status_code == 201
+    game.refresh_from_db()
+    moved_on = game.deadline
+    assert services.deadline_set(game=game, version=0, deadline=shown) is False
+    game.refresh_from_db()
+    assert game.deadline == moved_on != shown
+
+
 # --- the time bank --------------------------------------------------------------------
 
 
