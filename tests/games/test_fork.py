@@ -332,6 +332,9 @@ def test_post_fork_refuses_the_last_step_and_a_game_in_play(
     playing = client.post(game_url(started, "fork"), {"step": 0}, format="json")
 
     assert (over.status_code, over.json()["code"]) == (409, "step_game_over")
+    assert over.json()["message"] == (
+        f"After step {ended.version} the game was over: fork an earlier step."
+    )
     assert over.json()["details"] == {"last_step": ended.version - 1}
     assert (playing.status_code, playing.json()["code"]) == (409, "replay_not_available")
 
