@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
-from games import selectors, services
+from games import selectors, services, signals, store
 from games.engine import RuleSet, action_from_json, action_to_json, apply, legal_actions
 from games.models import Event, Game, Playout, Seat
 from tests.games.conftest import engine_state, submit
@@ -193,6 +194,73 @@ def test_refuses_an_action_after_the_game_ended(
     assert response.status_code == 409
     assert response.json()["code"] == "game_over"
     assert_unchanged(started, started.version, log)
+
+
+def test_a_game_played_to_its_end_by_its_seats_says_it_finished(
+    alice: User, bob: User, staff: User
+) -> None:
+    game = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=2))
+    services.game_join(game=game, user=bob)
+    game = services.game_start(game=game, by=staff, seed=7)
+    users = {0: alice, 1: bob}
+    while game.status == "active":
+        state = engine_state(game)
+        action = action_to_json(legal_actions(state)[0], "2021")
+        services.action_submit(
+            game_id=game.pk, user=users[state.to_act], action=action, version=state.version
+        )
+        game.refresh_from_db()
+
+    assert (game.status, game.end_reason, len(game.winners)) == ("finished", "finished", 1)
+
+
+# --- what the action says to others -----------------------------------------------------
+
+
+def refused_count(code: str) -> float:
+    return REGISTRY.get_sample_value("cya_actions_refused_total", {"code": code}) or 0.0
+
+
+def test_each_refusal_is_counted_by_its_code_and_any_other_failure_as_error(
+    started: Game, alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stale, errors = refused_count("stale_version"), refused_count("error")
+    with pytest.raises(DomainError):
+        services.action_submit(
+            game_id=started.pk, user=alice, action={"type": "discard", "card": "cabin"}, version=3
+        )
+    assert refused_count("stale_version") == stale + 1
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(store, "seat_at", broken)
+    with pytest.raises(RuntimeError, match="went away"):
+        services.action_submit(
+            game_id=started.pk, user=alice, action={"type": "discard", "card": "cabin"}, version=0
+        )
+    assert refused_count("error") == errors + 1
+
+
+def test_a_bots_action_through_the_api_is_announced_with_an_empty_note_when_it_sends_none(
+    started: Game, alice: User
+) -> None:
+    User.objects.filter(pk=alice.pk).update(is_bot=True)
+    alice.refresh_from_db()
+    heard: list[dict[str, Any]] = []
+
+    def listen(sender: object, **kwargs: Any) -> None:
+        heard.append(kwargs)
+
+    signals.bot_acted.connect(listen)
+    try:
+        services.action_submit(
+            game_id=started.pk, user=alice, action={"type": "discard", "card": "cabin"}, version=0
+        )
+    finally:
+        signals.bot_acted.disconnect(listen)
+
+    assert [(h["seat"], h["version"], h["debug"]) for h in heard] == [(0, 0, "")]
 
 
 # --- Idempotency-Key ------------------------------------------------------------------
