@@ -306,6 +306,40 @@ def test_best_of_counts_a_seasons_games_at_no_night_as_a_night_of_their_own(
     assert (best_one["Bob"]["games"], best_one["Bob"]["dollars"]) == (1, 50_000)
 
 
+def test_best_of_leaves_out_the_games_at_no_night_when_a_night_beat_them(
+    club: Club, olga: User
+) -> None:
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # Alice's best night
+    nightless = recording.recorded_game_create(
+        by=olga, competition=club.competition, competitors=club.at("Alice", "Bob"), rules=QUICK
+    )
+    recording.round_record(game=nightless, by=olga, dollars=[50_000, 300_000])
+    club.competition.best_of = 1
+    club.competition.save(update_fields=["best_of"])
+
+    best_one = rows(club)
+
+    assert (best_one["Alice"]["games"], best_one["Alice"]["dollars"]) == (1, 200_000)
+    assert (best_one["Bob"]["games"], best_one["Bob"]["dollars"]) == (1, 300_000)
+
+
+def test_a_competitors_games_after_a_night_are_those_played_up_to_it(
+    club: Club, olga: User
+) -> None:
+    second = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # on 3 March
+    settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000], night=second)
+    alice = club.players["Alice"]
+
+    def nights_of(after: dt.date | None) -> list[int]:
+        games = selectors.competitor_games(club.competition, alice, after_night=after)
+        return [g.night.date.day for g in games if g.night is not None]
+
+    assert nights_of(None) == [3, 10]
+    assert nights_of(dt.date(2026, 3, 3)) == [3]
+    assert nights_of(dt.date(2026, 3, 2)) == []
+
+
 # --- as of a past moment --------------------------------------------------------------------
 
 
