@@ -26,6 +26,7 @@ class Person:
         self.web = httpx.Client(base_url=web, headers=headers, timeout=60)
         self.waits = httpx.Client(base_url=waits, headers=headers, timeout=60)
         self.actions_ms: list[float] = []
+        self.began: list[float] = []  # when each action was sent (time.monotonic)
         self.game = 0
 
     def open(self) -> int:
@@ -51,6 +52,7 @@ class Person:
                 continue
             decision = self.web.get(f"/api/v1/games/{self.game}/decision/").json()["decision"]
             action = {"action": decision["legal_actions"][0], "version": decision["version"]}
+            self.began.append(time.monotonic())
             began = time.perf_counter()
             answer = self.web.post(f"/api/v1/games/{self.game}/actions/", json=action)
             self.actions_ms.append((time.perf_counter() - began) * 1000)
@@ -62,11 +64,26 @@ def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], lis
     people = [Person(web, waits, token) for token in tokens]
     games = [person.open() for person in people]
     threads = [threading.Thread(target=person.play) for person in people]
+    began = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    print_slowest(people, began)
     return games, [ms for person in people for ms in person.actions_ms]
+
+
+def print_slowest(people: list[Person], began: float, count: int = 5) -> None:
+    """The phase's slowest actions: how long, which of its table's, and when."""
+    moves = [
+        (ms, n, table, at - began)
+        for table, person in enumerate(people)
+        for n, (ms, at) in enumerate(zip(person.actions_ms, person.began, strict=True), 1)
+    ]
+    slowest = sorted(moves, reverse=True)[:count]
+    print("  slowest actions: " + ", ".join(
+        f"{ms:.0f} ms (table {table}'s move {n}, {at:.1f} s in)" for ms, n, table, at in slowest
+    ), flush=True)  # fmt: skip
 
 
 async def _get(
@@ -204,10 +221,12 @@ def crowd_phase(
     threads = [threading.Thread(target=person.play) for person in people]
 
     def play() -> None:
+        began = time.monotonic()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        print_slowest(people, began)
 
     measured(play)
     stopped.set()
