@@ -18,9 +18,11 @@ from cya_site.errors import DomainError
 from games import selectors, services, signals, store
 from games.engine import RuleSet, action_from_json, action_to_json, apply, legal_actions
 from games.models import Event, Game, Playout, Seat
+from games.services import progress
 from tests.games.conftest import engine_state, submit
 
 Clients = Callable[[User], APIClient]
+CABIN = {"type": "discard", "card": "cabin"}  # a legal opening for seat 0
 PAIR_WILD_FIRST = {"type": "pair", "cards": ["silver", "toy_train"]}  # not the canonical order
 
 
@@ -221,14 +223,18 @@ def refused_count(code: str) -> float:
     return REGISTRY.get_sample_value("cya_actions_refused_total", {"code": code}) or 0.0
 
 
-def test_each_refusal_is_counted_by_its_code_and_any_other_failure_as_error(
-    started: Game, alice: User, monkeypatch: pytest.MonkeyPatch
+def test_each_action_is_counted_by_origin_each_refusal_by_code_any_other_failure_as_error(
+    started: Game, alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stale, errors = refused_count("stale_version"), refused_count("error")
+    web = REGISTRY.get_sample_value("cya_actions_submitted_total", {"origin": "web"}) or 0.0
+    services.action_submit(
+        game_id=started.pk, user=alice, action=CABIN, version=0, origin=Event.Origin.WEB
+    )
+    assert REGISTRY.get_sample_value("cya_actions_submitted_total", {"origin": "web"}) == web + 1
+    assert Event.objects.get(game=started, seq=1).origin == "web"
     with pytest.raises(DomainError):
-        services.action_submit(
-            game_id=started.pk, user=alice, action={"type": "discard", "card": "cabin"}, version=3
-        )
+        services.action_submit(game_id=started.pk, user=bob, action=CABIN, version=3)
     assert refused_count("stale_version") == stale + 1
 
     def broken(*args: object, **kwargs: object) -> None:
@@ -250,6 +256,7 @@ def test_a_bots_action_through_the_api_is_announced_with_an_empty_note_when_it_s
     heard: list[dict[str, Any]] = []
 
     def listen(sender: object, **kwargs: Any) -> None:
+        assert sender is Game
         heard.append(kwargs)
 
     signals.bot_acted.connect(listen)
@@ -261,6 +268,33 @@ def test_a_bots_action_through_the_api_is_announced_with_an_empty_note_when_it_s
         signals.bot_acted.disconnect(listen)
 
     assert [(h["seat"], h["version"], h["debug"]) for h in heard] == [(0, 0, "")]
+
+
+def test_a_keyed_submission_that_lost_its_race_is_stale_though_its_key_served_another_game(
+    started: Game, alice: User, bob: User, carol: User, staff: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = services.game_create(by=alice, rules=RuleSet.preset("2021", seats=3))
+    services.game_join(game=other, user=bob)
+    services.game_join(game=other, user=carol)
+    other = services.game_start(game=other, by=staff, seed=7)
+    services.action_submit(game_id=other.pk, user=alice, action=CABIN, version=0, key="k1")
+    record, raced = progress.record, list[services.ActionResult | None]()
+
+    def racing(*args: Any, **kwargs: Any) -> services.ActionResult:
+        if not raced:  # another request of the seat's, without a key, commits first
+            raced.append(None)
+            raced[0] = services.action_submit(
+                game_id=started.pk, user=alice, action=CABIN, version=0
+            )
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(progress, "record", racing)
+    with pytest.raises(DomainError) as refused:
+        services.action_submit(game_id=started.pk, user=alice, action=CABIN, version=0, key="k1")
+
+    assert refused.value.code == "stale_version"
+    assert raced[0] is not None
+    assert raced[0].entry["seq"] == 1
 
 
 # --- Idempotency-Key ------------------------------------------------------------------
