@@ -27,6 +27,7 @@ class Person:
         self.waits = httpx.Client(base_url=waits, headers=headers, timeout=60)
         self.actions_ms: list[float] = []
         self.began: list[float] = []  # when each action was sent (time.monotonic)
+        self.server_ms: list[float] = []  # of each, the application's time (Server-Timing)
         self.game = 0
 
     def open(self) -> int:
@@ -57,6 +58,7 @@ class Person:
             answer = self.web.post(f"/api/v1/games/{self.game}/actions/", json=action)
             self.actions_ms.append((time.perf_counter() - began) * 1000)
             answer.raise_for_status()
+            self.server_ms.append(float(answer.headers["Server-Timing"].split("dur=")[1]))
 
 
 def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], list[float]]:
@@ -74,15 +76,19 @@ def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], lis
 
 
 def print_slowest(people: list[Person], began: float, count: int = 5) -> None:
-    """The phase's slowest actions: how long, which of its table's, and when."""
+    """The phase's slowest actions: how long (of it the server's application's), which of
+    its table's moves, and when."""
     moves = [
-        (ms, n, table, at - began)
+        (ms, server, n, table, at - began)
         for table, person in enumerate(people)
-        for n, (ms, at) in enumerate(zip(person.actions_ms, person.began, strict=True), 1)
+        for n, (ms, server, at) in enumerate(
+            zip(person.actions_ms, person.server_ms, person.began, strict=True), 1
+        )
     ]
     slowest = sorted(moves, reverse=True)[:count]
     print("  slowest actions: " + ", ".join(
-        f"{ms:.0f} ms (table {table}'s move {n}, {at:.1f} s in)" for ms, n, table, at in slowest
+        f"{ms:.0f} ms ({server:.0f} in the app; table {table}'s move {n}, {at:.1f} s in)"
+        for ms, server, n, table, at in slowest
     ), flush=True)  # fmt: skip
 
 

@@ -6,7 +6,9 @@ otherwise (uuid4 hex). It keeps the id in a context variable for the request's l
 so the log filter, the error bodies (cya_site.errors) and the tasks the request sends
 (cya_site.celery passes it in the task's headers) all read the same id without being
 handed it. When the response is ready it logs one ``cya_site.access`` line (route,
-status, user, duration) and observes the request latency histogram (cya_site.metrics).
+status, user, duration), observes the request latency histogram (cya_site.metrics) and
+says the time the application spent in ``Server-Timing`` (``app;dur=`` milliseconds), so
+a client tells the server's share of a slow request from the network's and queueing's.
 
 Log lines are JSON objects, one a line (python-json-logger): ``JsonFormatter`` below,
 with ``RequestContext`` adding ``request_id`` to every record, whatever logged it.
@@ -30,6 +32,7 @@ from pythonjsonlogger.json import JsonFormatter as _LibraryJsonFormatter
 from cya_site import metrics
 
 HEADER = "X-Request-ID"
+TIMING_HEADER = "Server-Timing"
 _META_KEY = "HTTP_X_REQUEST_ID"
 _SANE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
@@ -127,6 +130,7 @@ class RequestMiddleware:
         seconds = time.perf_counter() - started
         request_id: str = request.request_id  # type: ignore[attr-defined]
         response[HEADER] = request_id
+        response[TIMING_HEADER] = f"app;dur={seconds * 1000:.1f}"
         route = route_of(request)
         metrics.observe_request(request.method or "", route, response.status_code, seconds)
         if access_log.isEnabledFor(logging.INFO):

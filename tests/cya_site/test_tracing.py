@@ -1,5 +1,5 @@
 """Request ids (cya_site.tracing): in every response, the access log line, every error
-body and page, and the tasks a request sends."""
+body and page, and the tasks a request sends; the time the application spent."""
 
 from __future__ import annotations
 
@@ -74,6 +74,10 @@ def test_the_access_log_line_is_json_with_id_user_route_and_duration(
     assert line["method"] == "GET"
     assert line["duration_ms"] > 0
     assert line["level"] == "INFO"
+    # the same duration, for the client: Server-Timing's app;dur= in milliseconds
+    timing = re.fullmatch(r"app;dur=(\d+\.\d)", response["Server-Timing"])
+    assert timing is not None
+    assert float(timing[1]) == pytest.approx(line["duration_ms"], abs=0.06)
 
 
 @pytest.mark.django_db
