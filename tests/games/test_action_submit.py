@@ -6,18 +6,20 @@ toy_train, jewels, piggy_bank, cabin and silver; gold is on the discard pile.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 import pytest
 from prometheus_client import REGISTRY
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
-from games import selectors, services, signals, store
+from games import notify, selectors, services, signals, store
 from games.engine import RuleSet, action_from_json, action_to_json, apply, legal_actions
-from games.models import Event, Game, Playout, Seat
+from games.models import Event, Game, Playout, Round, Seat
 from games.services import progress
 from tests.games.conftest import engine_state, submit
 
@@ -214,6 +216,40 @@ def test_a_game_played_to_its_end_by_its_seats_says_it_finished(
         game.refresh_from_db()
 
     assert (game.status, game.end_reason, len(game.winners)) == ("finished", "finished", 1)
+    # every round the log ended is stored with its scores, and the last action at the end
+    ended = [
+        public["round"]
+        for event in Event.objects.filter(game=game).order_by("seq")
+        for public in event.public_events
+        if public["type"] == "round_end"
+    ]
+    assert ended
+    assert (
+        list(Round.objects.filter(game=game).order_by("number").values_list("number", flat=True))
+        == ended
+    )
+    last = Event.objects.filter(game=game).order_by("seq").last()
+    assert last is not None
+    assert last.created_at == game.finished_at
+
+
+def test_the_update_a_change_announces_carries_its_log_entry(
+    started: Game,
+    alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    published: list[bytes] = []
+    monkeypatch.setattr(
+        notify, "publish", lambda game_id, game, update, *rest: published.append(update)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        result = services.action_submit(game_id=started.pk, user=alice, action=CABIN, version=0)
+
+    (update,) = [orjson.loads(line) for line in published]
+    assert update["type"] == "update"
+    assert update["game"]["version"] == 1
+    assert update["entries"] == [json.loads(json.dumps(result.entry, default=str))]
 
 
 # --- what the action says to others -----------------------------------------------------
