@@ -3,7 +3,9 @@ code and tests that exist, cover what issue 32 asks, and name mutants the way mu
 The run itself is by hand (``make mutants PACKAGE=...``), never part of the suite."""
 
 import ast
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -11,12 +13,14 @@ from tools.mutants import (
     ROOT,
     Target,
     function_globs,
+    keep_verdicts,
     load_targets,
     module_of,
     mutated_files,
     mutmut_table,
     only_mutate,
     sampled,
+    selection_hash,
     unwrap_atomic,
 )
 
@@ -157,3 +161,49 @@ def test_every_mutated_module_unwraps_to_valid_python_with_the_same_functions(
 
 def _functions(source: str) -> list[str]:
     return [n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
+
+
+def _laid_out(folder: Path, tests: list[str], stored: str) -> Path:
+    """A target's folder after a run over ``tests``, its stats fingerprinted ``stored``."""
+    (folder / "mutants").mkdir(parents=True)
+    selection = ", ".join(json.dumps(t) for t in tests)
+    (folder / "pyproject.toml").write_text(
+        f"[tool.mutmut]\npytest_add_cli_args_test_selection = [{selection}]\n"
+    )
+    stats = folder / "mutants" / "mutmut-stats.json"
+    stats.write_text(json.dumps({"config_fingerprint": {"test_selection": stored, "x": "y"}}))
+    return stats
+
+
+@pytest.mark.parametrize(
+    ("now", "kept"),
+    [
+        (("tests/a.py", "tests/b.py"), True),  # grew: the verdicts stand
+        (("tests/a.py",), False),  # the same: nothing to do
+        (("tests/b.py",), False),  # another selection: mutmut starts over
+    ],
+)
+def test_verdicts_are_kept_only_when_the_tests_grew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, now: tuple[str, ...], kept: bool
+) -> None:
+    monkeypatch.setattr("tools.mutants.WORK", tmp_path)
+    stats = _laid_out(tmp_path / "t", ["tests/a.py"], selection_hash(["tests/a.py"]))
+
+    assert keep_verdicts(Target(name="t", mutate=("x.py",), tests=now)) is kept
+
+    stored = json.loads(stats.read_text())["config_fingerprint"]
+    assert stored == {
+        "test_selection": selection_hash(now if kept else ["tests/a.py"]),
+        "x": "y",
+    }
+
+
+def test_verdicts_are_left_to_mutmut_when_its_fingerprint_is_not_the_one_expected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tools.mutants.WORK", tmp_path)
+    stats = _laid_out(tmp_path / "t", ["tests/a.py"], "0123456789ab")  # another mutmut's hash
+
+    grown = Target(name="t", mutate=("x.py",), tests=("tests/a.py", "tests/b.py"))
+    assert keep_verdicts(grown) is False
+    assert json.loads(stats.read_text())["config_fingerprint"]["test_selection"] == "0123456789ab"

@@ -304,10 +304,41 @@ def run(target: Target, max_children: int) -> int:
     return completed.returncode
 
 
+def selection_hash(tests: Sequence[str]) -> str:
+    """mutmut 3.8's fingerprint of a test selection (``Config.config_fingerprint``)."""
+    return hashlib.sha256(repr(tuple(tests)).encode()).hexdigest()[:12]
+
+
+def keep_verdicts(target: Target) -> bool:
+    """When a target's ``tests`` only grew since its folder's run, keep that run's
+    verdicts: mutmut drops them all on any change of the test selection, but a mutant
+    that fewer tests killed more tests kill too. The stored fingerprint takes the new
+    selection's, so only survivors and untested mutants run again (mutmut maps the new
+    tests' coverage as it finds them). Only if the stored one is the old selection's."""
+    stats, laid_out = (
+        target.folder / "mutants" / "mutmut-stats.json",
+        target.folder / "pyproject.toml",
+    )
+    if not stats.exists() or not laid_out.exists():
+        return False
+    earlier = tomllib.loads(laid_out.read_text())["tool"]["mutmut"]
+    earlier_tests = earlier["pytest_add_cli_args_test_selection"]
+    data = json.loads(stats.read_text())
+    stored = data.get("config_fingerprint", {})
+    grew = set(earlier_tests) < set(target.tests)
+    if not grew or stored.get("test_selection") != selection_hash(earlier_tests):
+        return False
+    stored["test_selection"] = selection_hash(target.tests)
+    stats.write_text(json.dumps(data))
+    return True
+
+
 def retest(target: Target, max_children: int) -> int:
     """Run the survivors (and the mutants no test reached) again, against the tests as
     they are now: mutmut keeps a verdict until the mutated function changes, so a new
-    test kills nothing until this runs."""
+    test kills nothing until this runs. New test files in ``tests`` keep the verdicts."""
+    if keep_verdicts(target):
+        print(f"{target.name}: tests added since its run; its verdicts are kept")
     found = statuses(target)
     untested = [name for name, status in found.items() if status == "no tests"]
     survivors = score(target, found).survivors + untested
