@@ -294,6 +294,7 @@ def report(target: Target) -> None:
 
 
 def run(target: Target, max_children: int) -> int:
+    keep_verdicts(target)
     prepare(target)
     drop_slot_databases(os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL))
     command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children"]
@@ -330,15 +331,15 @@ def keep_verdicts(target: Target) -> bool:
         return False
     stored["test_selection"] = selection_hash(target.tests)
     stats.write_text(json.dumps(data))
+    print(f"{target.name}: tests were added since its last run; its verdicts are kept")
     return True
 
 
 def retest(target: Target, max_children: int) -> int:
     """Run the survivors (and the mutants no test reached) again, against the tests as
     they are now: mutmut keeps a verdict until the mutated function changes, so a new
-    test kills nothing until this runs. New test files in ``tests`` keep the verdicts."""
-    if keep_verdicts(target):
-        print(f"{target.name}: tests added since its run; its verdicts are kept")
+    test kills nothing until this runs."""
+    keep_verdicts(target)
     found = statuses(target)
     untested = [name for name, status in found.items() if status == "no tests"]
     survivors = score(target, found).survivors + untested
