@@ -445,6 +445,33 @@ def test_a_recorded_game_starts_when_created_and_ends_when_its_last_round_is_set
     assert seat_users(game) == ["alice", None]
 
 
+def test_refuses_an_action_or_a_resignation_at_a_game_played_with_real_cards(
+    alice: User, bob: User
+) -> None:
+    game = services.recorded_game_create(
+        by=alice, rules=RuleSet.preset("2021", seats=2), players=[alice, bob]
+    )
+
+    def act() -> object:
+        return services.action_submit(
+            game_id=game.pk, user=alice, action={"type": "discard", "card": "cabin"}, version=0
+        )
+
+    def resign() -> object:
+        return services.game_resign(game=game, user=bob)
+
+    for attempt in (act, resign):
+        with pytest.raises(DomainError) as refused:
+            attempt()
+
+        assert (refused.value.code, refused.value.message, refused.value.http_status) == (
+            "recorded_game",
+            "This game is played with real cards: its rounds are entered on its score sheet.",
+            409,
+        )
+    assert not Event.objects.filter(game=game).exists()
+
+
 def test_refuses_a_recorded_game_of_more_or_fewer_players_than_its_rules_seat(
     alice: User, bob: User
 ) -> None:
