@@ -310,30 +310,19 @@ def _names_and_penalties(
     return names, penalised
 
 
-# a night's place among a competitor's: more points first, then the games at no night, then by date
-_NightOrder = tuple[float, tuple[()] | tuple[date, int], int | None]
-
-
 def _best_nights(rows: QuerySet[Result], best: int) -> QuerySet[Result]:
-    """Only each competitor's ``best`` nights by points. Ties keep the earlier night by
-    its date (nights may be entered out of order), and the games at no night before any."""
-    per_night = (
-        rows.values("competitor_id", "night_id", "night__date")
-        .annotate(points=Sum("points"))
-        .order_by()
-    )
-    keep: dict[int, list[_NightOrder]] = defaultdict(list)
-    for row in per_night:
-        night = row["night_id"]
-        first = () if night is None else (row["night__date"], night)
-        keep[row["competitor_id"]].append((-row["points"], first, night))
+    """Each competitor's ``best`` nights by points (ties: the earlier date, no night first)."""
+    per_night = rows.values("competitor_id", "night_id", "night__date").order_by()
+    keep: dict[int, list[tuple[float, tuple[Any, ...], int | None]]] = defaultdict(list)
+    for row in per_night.annotate(points=Sum("points")):  # by date: entered in any order
+        first = () if row["night_id"] is None else (row["night__date"], row["night_id"])
+        keep[row["competitor_id"]].append((-row["points"], first, row["night_id"]))
     allowed = Q(pk__in=[])
     for competitor_id, nights in keep.items():
         chosen = [night for *_, night in sorted(nights)[:best]]
         # the games at no night are one night; SQL's IN never matches a NULL night
-        kept = Q(night_id__in=[n for n in chosen if n is not None])
-        kept |= Q(night__isnull=True) if None in chosen else Q(pk__in=[])
-        allowed |= Q(competitor_id=competitor_id) & kept
+        nightless = Q(night__isnull=True) if None in chosen else Q(pk__in=[])
+        allowed |= Q(competitor_id=competitor_id) & (Q(night_id__in=chosen) | nightless)
     return rows.filter(allowed)
 
 
