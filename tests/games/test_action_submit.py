@@ -177,6 +177,7 @@ def test_refuses_an_action_before_the_game_starts(
 
     assert response.status_code == 409
     assert response.json()["code"] == "game_not_started"
+    assert response.json()["message"] == "The game has not started yet."
     assert not Event.objects.filter(game=open_table).exists()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -13,7 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.errors import DomainError
-from games import services
+from games import notify, services
 from games.engine import RuleSet, legal_actions, recorded
 from games.models import Event, Game, Seat
 from tests.games.conftest import engine_state, game_url, submit
@@ -191,6 +192,43 @@ def test_refuses_to_start_with_empty_seats_naming_them(
     three_seats.refresh_from_db()
     assert (three_seats.status, three_seats.seed, three_seats.started_at) == ("open", None, None)
     assert not Event.objects.filter(game=three_seats).exists()
+
+
+def test_each_refusal_to_start_says_why(
+    open_table: Game, three_seats: Game, alice: User, bob: User
+) -> None:
+    tries = [
+        (open_table, bob, None, ("not_creator", "Only the table's creator can start it.", 403)),
+        (open_table, alice, 5, ("seed_forbidden", "Only staff may choose a game's seed.", 403)),
+        (three_seats, alice, None, ("seats_not_filled", "Every seat must be taken first.", 409)),
+    ]
+    for table, by, seed, why in tries:
+        with pytest.raises(DomainError) as refused:
+            services.game_start(game=table, by=by, seed=seed)
+
+        assert (refused.value.code, refused.value.message, refused.value.http_status) == why
+        table.refresh_from_db()
+        assert table.status == "open"
+
+
+def test_the_deal_is_announced_with_the_first_seats_decision(
+    open_table: Game,
+    alice: User,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    published: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(notify, "publish", lambda *sent: published.append(sent))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_start(game=open_table, by=alice)
+
+    ((_, (version, status, to_act), update, decision, _end),) = published
+    assert (version, status, to_act) == (0, "active", 0)
+    assert json.loads(update)["entries"][0]["seq"] == 0
+    assert decision is not None
+    seat, line = decision
+    assert seat == 0
+    assert json.loads(line)["decision"]["seat"] == 0
 
 
 def test_starting_deals_the_first_round_and_keeps_the_seed_secret(
