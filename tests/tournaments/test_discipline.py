@@ -191,6 +191,21 @@ def test_a_points_penalty_comes_off_the_total_and_changes_the_rank(
     log = ChangeLog.objects.get(action="penalty_given")
     assert (log.reason, log.after) == ("slow play", {"kind": "points", "amount": 0.75})
     assert penalty.night == club.night
+    assert alice["penalty_dollars"] == 0  # points only
+
+
+def test_a_nights_standings_take_off_only_that_nights_penalties(
+    club: Club, olga: User, played: Game
+) -> None:
+    later = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    for night, amount in ((club.night, 0.75), (later, 1 / 3)):
+        discipline.penalty_give(
+            competition=club.competition, by=olga, competitor=club.players["Alice"],
+            kind="points", amount=amount, reason="slow play", night=night,
+        )  # fmt: skip
+
+    assert standing(club, "Alice", night=club.night)["penalty_points"] == 0.75
+    assert standing(club, "Alice")["penalty_points"] == 1.0833  # the season's, to 4 places
 
 
 def test_a_dollars_penalty_comes_off_the_dollars_not_the_points(
