@@ -148,6 +148,25 @@ def test_refuses_a_second_seat_to_the_same_player(
     assert seat_users(three_seats) == ["alice", "bob", None]
 
 
+def test_each_refusal_to_join_says_why(three_seats: Game, alice: User, bob: User) -> None:
+    services.game_join(game=three_seats, user=bob, seat=2)
+    tries = [
+        (alice, None, ("already_seated", "You already have a seat at this table.", 409)),
+        (
+            User.objects.create(username="erin"),
+            3,
+            ("no_such_seat", "This table has seats 0 to 2.", 422),
+        ),
+        (User.objects.create(username="fay"), 2, ("seat_taken", "That seat is taken.", 409)),
+    ]
+    for user, seat, why in tries:
+        with pytest.raises(DomainError) as refused:
+            services.game_join(game=three_seats, user=user, seat=seat)
+
+        assert (refused.value.code, refused.value.message, refused.value.http_status) == why
+    assert seat_users(three_seats) == ["alice", None, "bob"]
+
+
 def test_leaving_frees_the_seat(open_table: Game, bob: User, carol: User, api_as: Clients) -> None:
     response = api_as(bob).post(game_url(open_table, "leave"))
 
@@ -472,6 +491,7 @@ def test_a_recorded_game_starts_when_created_and_ends_when_its_last_round_is_set
     with time_machine.travel(opened, tick=False) as clock:
         game = services.recorded_game_create(by=alice, rules=rules, players=[alice, None])
         assert (game.status, game.started_at, game.finished_at) == ("active", opened, None)
+        assert game.round_number == 1  # its first round is the one to record
         clock.move_to(ended)
 
         game = services.recorded_rounds_set(
