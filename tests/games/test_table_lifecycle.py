@@ -232,14 +232,14 @@ def test_each_refusal_to_start_says_why(
 
 def test_the_deal_is_announced_with_the_first_seats_decision(
     open_table: Game,
-    alice: User,
+    staff: User,
     monkeypatch: pytest.MonkeyPatch,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     published: list[tuple[Any, ...]] = []
     monkeypatch.setattr(notify, "publish", lambda *sent: published.append(sent))
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_start(game=open_table, by=alice)
+        services.game_start(game=open_table, by=staff, seed=7)  # seat 0 opens
 
     ((_, (version, status, to_act), update, decision, _end),) = published
     assert (version, status, to_act) == (0, "active", 0)
