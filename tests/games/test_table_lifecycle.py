@@ -194,6 +194,7 @@ def test_refuses_to_leave_a_started_game(started: Game, bob: User, api_as: Clien
 
     assert response.status_code == 409
     assert response.json()["code"] == "game_not_open"
+    assert response.json()["message"] == "The table has already started."
     assert seat_users(started) == ["alice", "bob", "carol"]
 
 
