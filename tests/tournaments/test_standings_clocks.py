@@ -61,6 +61,19 @@ def test_after_a_night_counts_its_games_though_typed_in_the_next_morning(
     assert games(club, as_of=first_night_end)["Alice"] == 0
 
 
+def test_after_a_night_a_seasons_game_at_no_night_counts_by_the_day_it_finished(
+    club: Club, olga: User
+) -> None:
+    with time_machine.travel(dt.datetime(2026, 3, 5, 20, 0, tzinfo=dt.UTC), tick=False):
+        digital = recording.recorded_game_create(
+            by=olga, competition=club.competition, competitors=club.at("Alice", "Bob"), rules=QUICK
+        )
+        recording.round_record(game=digital, by=olga, dollars=[200_000, 100_000])
+
+    assert games(club, after_night=dt.date(2026, 3, 4))["Alice"] == 0
+    assert games(club, after_night=dt.date(2026, 3, 5))["Alice"] == 1
+
+
 def test_the_two_clocks_combine(club: Club, olga: User, two_nights: GameNight) -> None:
     game = selectors.entries_of(club.competition).filter(night=club.night).first()
     assert game is not None
