@@ -41,6 +41,19 @@ def order_by(club: Club, tiebreaks: list[str]) -> None:
     club.competition.save(update_fields=["tiebreaks"])
 
 
+def at_no_night(club: Club, olga: User, names: list[str], dollars: list[int]) -> None:
+    """A season's game played at no night (a digital one), its one round entered."""
+    game = recording.recorded_game_create(
+        by=olga, competition=club.competition, competitors=club.at(*names), rules=QUICK
+    )
+    recording.round_record(game=game, by=olga, dollars=dollars)
+
+
+def best_of(club: Club, nights: int) -> None:
+    club.competition.best_of = nights
+    club.competition.save(update_fields=["best_of"])
+
+
 def test_standings_total_each_metric_over_the_counted_games(club: Club, olga: User) -> None:
     settled_game(club, olga, ["Alice", "Bob", "Carol"], [300_000, 200_000, 100_000])
     settled_game(club, olga, ["Bob", "Alice"], [150_000, 50_000])
@@ -237,14 +250,12 @@ def test_best_of_counts_only_each_competitors_best_nights(club: Club, olga: User
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000], night=nights[2])
     everything = rows(club)
     assert (everything["Alice"]["games"], everything["Alice"]["points"]) == (3, 2.0)
-    club.competition.best_of = 2
-    club.competition.save(update_fields=["best_of"])
+    best_of(club, 2)
     best_two = rows(club)
     assert (best_two["Alice"]["games"], best_two["Alice"]["points"]) == (2, 2.0)
     assert best_two["Alice"]["placement"] == 1.0  # the losing night no longer counts
     assert (best_two["Bob"]["games"], best_two["Bob"]["points"]) == (2, 1.0)
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    best_of(club, 1)
     best_one = rows(club)
     assert (best_one["Alice"]["games"], best_one["Bob"]["games"]) == (1, 1)
     assert best_one["Bob"]["points"] == 1.0
@@ -257,8 +268,7 @@ def test_best_of_adds_up_a_nights_games_before_choosing(club: Club, olga: User) 
     settled_game(club, olga, ["Alice", "Bob"], [50_000, 100_000], night=second)  # night 2: 0...
     settled_game(club, olga, ["Alice", "Carol"], [200_000, 100_000], night=second)  # ...+ 1
     settled_game(club, olga, ["Alice", "Carol"], [200_000, 100_000], night=second)  # ...+ 1
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    best_of(club, 1)
     alice = rows(club)["Alice"]
     assert (alice["games"], alice["points"]) == (3, 2.0)  # night 2's three games
 
@@ -267,8 +277,7 @@ def test_best_of_ties_between_nights_keep_the_earlier_night(club: Club, olga: Us
     second = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
     settled_game(club, olga, ["Alice", "Bob"], [300_000, 100_000], night=second)
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    best_of(club, 1)
     assert rows(club)["Alice"]["dollars"] == 200_000
     assert GameNight.objects.get(pk=club.night.pk).date < second.date
 
@@ -282,8 +291,7 @@ def test_best_of_ties_keep_the_night_played_first_even_when_it_was_entered_later
     assert later.pk < forgotten.pk
     settled_game(club, olga, ["Alice", "Bob"], [300_000, 100_000], night=later)
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000], night=forgotten)
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    best_of(club, 1)
     assert rows(club)["Alice"]["dollars"] == 200_000
 
 
@@ -293,12 +301,8 @@ def test_best_of_counts_a_seasons_games_at_no_night_as_a_night_of_their_own(
     """A season's games played at no night (digital ones) are one more night for best of,
     the first of all in a tie."""
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
-    nightless = recording.recorded_game_create(
-        by=olga, competition=club.competition, competitors=club.at("Alice", "Bob"), rules=QUICK
-    )
-    recording.round_record(game=nightless, by=olga, dollars=[300_000, 50_000])
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    at_no_night(club, olga, ["Alice", "Bob"], [300_000, 50_000])
+    best_of(club, 1)
 
     best_one = rows(club)
 
@@ -310,12 +314,8 @@ def test_best_of_leaves_out_the_games_at_no_night_when_a_night_beat_them(
     club: Club, olga: User
 ) -> None:
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # Alice's best night
-    nightless = recording.recorded_game_create(
-        by=olga, competition=club.competition, competitors=club.at("Alice", "Bob"), rules=QUICK
-    )
-    recording.round_record(game=nightless, by=olga, dollars=[50_000, 300_000])
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    at_no_night(club, olga, ["Alice", "Bob"], [50_000, 300_000])
+    best_of(club, 1)
 
     best_one = rows(club)
 
@@ -451,8 +451,7 @@ def test_a_competitors_games_are_what_the_standings_total_and_say_which_count(
         settled_game(club, olga, ["Bob", "Alice"], [200_000, 100_000], night=second)
     with time_machine.travel(t1 + dt.timedelta(days=1), tick=False):
         settled_game(club, olga, ["Alice", "Bob", "Carol"], [300_000, 200_000, 100_000])
-    club.competition.best_of = 1
-    club.competition.save(update_fields=["best_of"])
+    best_of(club, 1)
     alice = club.players["Alice"]
 
     games = selectors.competitor_games(club.competition, alice)
@@ -497,10 +496,7 @@ def test_a_competitors_games_follow_the_nights_dates_not_their_creation(
     earlier = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 1))
     settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])  # on 3 March
     settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000], night=earlier)
-    nightless = recording.recorded_game_create(
-        by=olga, competition=club.competition, competitors=club.at("Alice", "Carol"), rules=QUICK
-    )
-    recording.round_record(game=nightless, by=olga, dollars=[50_000, 60_000])
+    at_no_night(club, olga, ["Alice", "Carol"], [50_000, 60_000])
 
     games = selectors.competitor_games(club.competition, club.players["Alice"])
 
