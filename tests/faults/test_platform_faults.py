@@ -12,6 +12,7 @@ or a clean 503, and that the worker is still (or again) consuming.
 from __future__ import annotations
 
 import itertools
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -89,13 +90,32 @@ def assert_every_match_ended_once(platform: Platform) -> None:
         " bots_ratingchange r WHERE r.match_id = m.id) <> (SELECT count(*) FROM"
         " bots_matchentry e WHERE e.match_id = m.id)"
     )
-    assert unrated == []
+    assert unrated == [], unrated_why(platform, [row[0] for row in unrated])
     miscounted = platform.rows(
         "SELECT v.id, v.matches_played, (SELECT count(*) FROM bots_matchentry e JOIN bots_match m"
         " ON m.id = e.match_id WHERE e.version_id = v.id AND m.kind = 'ladder') AS played"
         " FROM bots_botversion v"
     )
     assert [row for row in miscounted if row[1] != row[2]] == []
+
+
+def unrated_why(platform: Platform, match_ids: list[int]) -> str:
+    """What a ladder match rated short had: its entries, their versions and ratings, its
+    result, and what the worker logged of it."""
+    entries = platform.rows(
+        "SELECT e.match_id, e.version_id, e.place, v.status, v.pause_detail, m.rated_at,"
+        " m.attempts, m.result, (SELECT count(*) FROM bots_ratingchange r"
+        " WHERE r.match_id = e.match_id AND r.version_id = e.version_id)"
+        " FROM bots_matchentry e JOIN bots_botversion v ON v.id = e.version_id"
+        " JOIN bots_match m ON m.id = e.match_id WHERE e.match_id = ANY(%s)",
+        match_ids,
+    )
+    said = [
+        line
+        for line in platform.log("worker").splitlines()
+        if any(re.search(rf"\bmatch {match_id}\b", line) for match_id in match_ids)
+    ]
+    return "\n".join(map(str, [*entries, *said]))
 
 
 def assert_games_replay(platform: Platform) -> None:
