@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 import pytest
 import time_machine
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -231,6 +233,33 @@ def test_a_penalty_at_no_night_given_goes_to_the_last_night_up_to_today(
     assert penalty.night == club.night
 
 
+def test_a_penalty_given_ahead_for_a_later_night_counts_from_that_night(
+    club: Club, olga: User, played: Game
+) -> None:
+    later = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    with time_machine.travel(GIVEN, tick=False):  # typed in on the 5th for the 10th
+        discipline.penalty_give(
+            competition=club.competition, by=olga, competitor=club.players["Alice"],
+            kind="points", amount=0.5, reason="will leave early", night=later,
+        )  # fmt: skip
+
+    assert standing(club, "Alice", after_night=dt.date(2026, 3, 5))["penalty_points"] == 0.0
+    assert standing(club, "Alice", after_night=dt.date(2026, 3, 10))["penalty_points"] == 0.5
+
+
+def test_a_penalty_at_no_night_counts_from_the_day_it_was_given(club: Club, olga: User) -> None:
+    before_the_first_night = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)
+    with time_machine.travel(before_the_first_night, tick=False):
+        penalty = discipline.penalty_give(
+            competition=club.competition, by=olga, competitor=club.players["Bob"],
+            kind="points", amount=1, reason="skipped the draw",
+        )  # fmt: skip
+
+    assert penalty.night is None  # no night up to that day
+    assert standing(club, "Bob", after_night=dt.date(2026, 3, 1))["penalty_points"] == 0.0
+    assert standing(club, "Bob", after_night=dt.date(2026, 3, 2))["penalty_points"] == 1.0
+
+
 @pytest.mark.parametrize(
     ("kind", "amount", "reason", "code"),
     [
@@ -438,6 +467,58 @@ def test_a_tournament_penalty_counts_from_its_latest_round(
     rows = {r["name"]: r for r in selectors.standings(cup.competition, after_round=1)}
     assert rows[competitor.name]["points"] == -1.0
     assert rows[competitor.name]["rank"] == 2
+
+
+def test_a_tournament_penalty_given_before_its_first_round_counts_after_every_round(
+    olga: User, alice: User, bob: User
+) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="swiss", entrants="humans", rules=RuleSet.preset("2021"),
+        rounds=2, table_sizes=[2], preferred_size=2, play="recorded",
+    )  # fmt: skip
+    for user in (alice, bob):
+        running.entrant_add(tournament=cup, by=olga, user=user)
+    competitor = cup.competition.competitors.get(user=bob)
+    penalty = discipline.penalty_give(
+        competition=cup.competition, by=olga, competitor=competitor,
+        kind="points", amount=1, reason="registered late",
+    )  # fmt: skip
+    running.tournament_start(tournament=cup, by=olga)
+
+    assert penalty.round is None  # a Swiss tournament has no round before it starts
+    rows = {r["name"]: r for r in selectors.standings(cup.competition, after_round=1)}
+    assert rows[competitor.name]["penalty_points"] == 1.0
+
+
+def test_the_penalties_are_listed_in_queries_that_do_not_grow_with_them(
+    olga: User, alice: User, bob: User, api: APIClient
+) -> None:
+    cup = running.tournament_create(
+        by=olga, name="Cup", format="round_robin", entrants="humans", rules=RuleSet.preset("2021"),
+        rounds=2, table_sizes=[2], preferred_size=2, play="recorded",
+    )  # fmt: skip
+    for user in (alice, bob):
+        running.entrant_add(tournament=cup, by=olga, user=user)
+    running.tournament_start(tournament=cup, by=olga)
+    url = f"/api/v1/competitions/{cup.competition.pk}/penalties/"
+    bob_in_it = cup.competition.competitors.get(user=bob)
+
+    def give(reason: str) -> None:
+        discipline.penalty_give(
+            competition=cup.competition, by=olga, competitor=bob_in_it,
+            kind="points", amount=1, reason=reason,
+        )  # fmt: skip
+
+    give("late")
+    with CaptureQueriesContext(connection) as one:
+        assert len(api.get(url).json()) == 1
+    give("late again")
+    give("later still")
+    with CaptureQueriesContext(connection) as three:
+        listed = api.get(url).json()
+
+    assert [(p["round"], p["by"]) for p in listed] == [(1, "olga")] * 3
+    assert len(three.captured_queries) == len(one.captured_queries)
 
 
 # --- withdrawing a penalty given by mistake -----------------------------------------------

@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from tests.pages import text
 from tests.tournaments.conftest import QUICK, Club, settled_game
-from tournaments import recording, rounds, running, selectors, services
+from tournaments import discipline, recording, rounds, running, selectors, services
 from tournaments.models import GameNight, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +72,19 @@ def test_after_a_night_a_seasons_game_at_no_night_counts_by_the_day_it_finished(
 
     assert games(club, after_night=dt.date(2026, 3, 4))["Alice"] == 0
     assert games(club, after_night=dt.date(2026, 3, 5))["Alice"] == 1
+
+
+def test_after_a_night_a_later_nights_game_is_left_out_though_typed_in_before_it(
+    club: Club, olga: User
+) -> None:
+    """A night's games count by the night's date, whenever they were typed in: a sheet
+    entered ahead of its night (by mistake, or a game played early) waits for the night."""
+    later = services.night_create(season=club.season, by=olga, on=dt.date(2026, 3, 10))
+    with time_machine.travel(dt.datetime(2026, 3, 5, 20, 0, tzinfo=dt.UTC), tick=False):
+        settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000], night=later)
+
+    assert games(club, after_night=dt.date(2026, 3, 5))["Alice"] == 0
+    assert games(club, after_night=dt.date(2026, 3, 10))["Alice"] == 1
 
 
 def test_the_two_clocks_combine(club: Club, olga: User, two_nights: GameNight) -> None:
@@ -180,3 +193,21 @@ def test_a_nights_standings_offer_no_clock(
     assert 'name="as_of"' not in page
     assert 'name="after_night"' not in page
     assert "Tonight's players" in unescape(text(page))
+
+
+def test_after_a_round_a_penalty_given_in_a_later_round_is_left_out(
+    cup: Tournament, olga: User
+) -> None:
+    ann = cup.competition.competitors.get(name="Ann")
+    penalty = discipline.penalty_give(
+        competition=cup.competition, by=olga, competitor=ann,
+        kind="points", amount=0.5, reason="late for round 2",
+    )  # fmt: skip
+    after = {
+        number: {r["name"]: r for r in selectors.standings(cup.competition, after_round=number)}
+        for number in (1, 2)
+    }
+
+    assert penalty.round is not None
+    assert penalty.round.number == 2
+    assert (after[1]["Ann"]["penalty_points"], after[2]["Ann"]["penalty_points"]) == (0.0, 0.5)
