@@ -16,6 +16,7 @@ import time_machine
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -556,8 +557,13 @@ def test_a_competitors_games_of_one_night_without_draws_follow_the_order_they_we
     )
 
     games = selectors.competitor_games(club.competition, club.players["Alice"])
+    # on the clock of record too, where the rows are read in the order they were written
+    recorded = selectors.competitor_games(
+        club.competition, club.players["Alice"], as_of=timezone.now()
+    )
 
     assert [(g.game, g.dollars) for g in games] == [(first.pk, 250_000), (second.pk, 100_000)]
+    assert [(g.game, g.dollars) for g in recorded] == [(g.game, g.dollars) for g in games]
 
 
 def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olga: User) -> None:
