@@ -549,12 +549,15 @@ def test_a_competitors_games_at_a_night_follow_its_draws_not_the_tables(
 def test_a_competitors_games_of_one_night_without_draws_follow_the_order_they_were_played(
     club: Club, olga: User
 ) -> None:
-    first = settled_game(club, olga, ["Alice", "Bob"], [200_000, 100_000])
-    second = settled_game(club, olga, ["Alice", "Bob"], [100_000, 200_000])
-    # the first game's results are written again, after the second's
-    recording.round_correct(
-        game=first, round_number=1, by=olga, dollars=[250_000, 100_000], reason="miscounted"
-    )
+    played = [
+        settled_game(club, olga, ["Alice", "Bob"], [200_000 + n * 10_000, 100_000])
+        for n in range(4)
+    ]
+    # their results are written again, the last game's first: rows in the reverse order
+    for n, game in reversed(list(enumerate(played))):
+        recording.round_correct(
+            game=game, round_number=1, by=olga, dollars=[250_000 + n * 5_000, 100_000], reason="miscounted"
+        )
 
     games = selectors.competitor_games(club.competition, club.players["Alice"])
     # on the clock of record too, where the rows are read in the order they were written
@@ -562,8 +565,9 @@ def test_a_competitors_games_of_one_night_without_draws_follow_the_order_they_we
         club.competition, club.players["Alice"], as_of=timezone.now()
     )
 
-    assert [(g.game, g.dollars) for g in games] == [(first.pk, 250_000), (second.pk, 100_000)]
-    assert [(g.game, g.dollars) for g in recorded] == [(g.game, g.dollars) for g in games]
+    expected = [(game.pk, 250_000 + n * 5_000) for n, game in enumerate(played)]
+    assert [(g.game, g.dollars) for g in games] == expected
+    assert [(g.game, g.dollars) for g in recorded] == expected
 
 
 def test_a_competitions_change_log_lists_the_newest_change_first(club: Club, olga: User) -> None:
