@@ -25,7 +25,14 @@ from games.models import Game
 from tests.pages import text
 from tests.tournaments.conftest import Club, recorded_game
 from tournaments import discipline, recording, running, selectors, services
-from tournaments.models import ChangeLog, Member, Penalty, ScoreRecord, Substitution
+from tournaments.models import (
+    ChangeLog,
+    Competition,
+    Member,
+    Penalty,
+    ScoreRecord,
+    Substitution,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -490,7 +497,33 @@ def test_a_tournament_penalty_given_before_its_first_round_counts_after_every_ro
     assert rows[competitor.name]["penalty_points"] == 1.0
 
 
-def test_the_penalties_are_listed_in_queries_that_do_not_grow_with_them(
+def listing_queries(api: APIClient, competition: Competition, give: Callable[[str], object]) -> int:
+    """The queries the API's list of penalties took with three penalties, less those with
+    one: what each penalty costs beyond the first."""
+    url = f"/api/v1/competitions/{competition.pk}/penalties/"
+    give("late")
+    with CaptureQueriesContext(connection) as one:
+        assert len(api.get(url).json()) == 1
+    give("late again")
+    give("later still")
+    with CaptureQueriesContext(connection) as three:
+        assert len(api.get(url).json()) == 3
+    return len(three.captured_queries) - len(one.captured_queries)
+
+
+def test_a_seasons_penalties_are_listed_in_queries_that_do_not_grow_with_them(
+    club: Club, olga: User, api: APIClient
+) -> None:
+    def give(reason: str) -> Penalty:
+        return discipline.penalty_give(
+            competition=club.competition, by=olga, competitor=club.players["Bob"],
+            kind="points", amount=1, reason=reason, night=club.night,
+        )  # fmt: skip
+
+    assert listing_queries(api, club.competition, give) == 0
+
+
+def test_a_tournaments_penalties_are_listed_in_queries_that_do_not_grow_with_them(
     olga: User, alice: User, bob: User, api: APIClient
 ) -> None:
     cup = running.tournament_create(
@@ -500,25 +533,17 @@ def test_the_penalties_are_listed_in_queries_that_do_not_grow_with_them(
     for user in (alice, bob):
         running.entrant_add(tournament=cup, by=olga, user=user)
     running.tournament_start(tournament=cup, by=olga)
-    url = f"/api/v1/competitions/{cup.competition.pk}/penalties/"
     bob_in_it = cup.competition.competitors.get(user=bob)
 
-    def give(reason: str) -> None:
-        discipline.penalty_give(
+    def give(reason: str) -> Penalty:
+        return discipline.penalty_give(
             competition=cup.competition, by=olga, competitor=bob_in_it,
             kind="points", amount=1, reason=reason,
         )  # fmt: skip
 
-    give("late")
-    with CaptureQueriesContext(connection) as one:
-        assert len(api.get(url).json()) == 1
-    give("late again")
-    give("later still")
-    with CaptureQueriesContext(connection) as three:
-        listed = api.get(url).json()
-
+    assert listing_queries(api, cup.competition, give) == 0
+    listed = api.get(f"/api/v1/competitions/{cup.competition.pk}/penalties/").json()
     assert [(p["round"], p["by"]) for p in listed] == [(1, "olga")] * 3
-    assert len(three.captured_queries) == len(one.captured_queries)
 
 
 # --- withdrawing a penalty given by mistake -----------------------------------------------
