@@ -1,5 +1,8 @@
+import threading
+import time
+
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, connection, transaction
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -168,3 +171,49 @@ def test_database_refuses_usernames_differing_only_in_case() -> None:
 
     with pytest.raises(IntegrityError):
         User.objects.create(username="frank")
+
+
+def waiting_for_me(timeout: float) -> None:
+    """Return once another session waits for a lock this one holds (or after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))"
+            )
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.01)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_registration_that_loses_its_race_to_the_same_name_is_refused_by_name() -> None:
+    """Two sign-ups under one name at once: the one whose check ran before the other had
+    committed is refused at the database's unique index, with the same answer as a name
+    already taken, and writes nothing."""
+    inserted = threading.Event()
+
+    def first() -> None:
+        try:
+            with transaction.atomic():
+                User.objects.create_user(username="Zoe", password=GOOD_PASSWORD)
+                inserted.set()
+                waiting_for_me(timeout=10)  # the loser's insert waits on the index
+        finally:
+            inserted.set()
+            connection.close()
+
+    winner = threading.Thread(target=first)
+    winner.start()
+    assert inserted.wait(timeout=10)
+
+    with pytest.raises(DomainError) as refused:
+        user_register(username="zoe", password=GOOD_PASSWORD)  # checked: not there yet
+    winner.join(timeout=10)
+
+    assert refused.value.code == "username_taken"
+    assert refused.value.http_status == 409
+    assert refused.value.message == "The username “zoe” is taken."
+    assert refused.value.details == {"username": "zoe"}
+    assert list(User.objects.values_list("username", flat=True)) == ["Zoe"]
