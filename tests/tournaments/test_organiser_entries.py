@@ -96,6 +96,21 @@ def test_a_settings_change_is_logged_in_every_season_and_an_unchanged_setting_is
     }
 
 
+def test_two_organisers_changing_different_settings_from_pages_opened_together_keep_both(
+    club: Club, olga: User
+) -> None:
+    """Each organiser's page read the league before either changed it: one's change must
+    not put back the setting the other changed."""
+    pk = club.season.league.pk
+    first_page, second_page = League.objects.get(pk=pk), League.objects.get(pk=pk)
+
+    services.league_settings_change(league=first_page, by=olga, substitute_policy="seat")
+    services.league_settings_change(league=second_page, by=olga, organiser_entries_settle=False)
+
+    league = League.objects.get(pk=pk)
+    assert (league.organiser_entries_settle, league.substitute_policy) == (False, "seat")
+
+
 def test_a_settings_change_is_refused_to_players_and_for_an_unknown_policy(
     club: Club, olga: User, alice: User
 ) -> None:

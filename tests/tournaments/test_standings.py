@@ -556,7 +556,11 @@ def test_a_competitors_games_of_one_night_without_draws_follow_the_order_they_we
     # their results are written again, the last game's first: rows in the reverse order
     for n, game in reversed(list(enumerate(played))):
         recording.round_correct(
-            game=game, round_number=1, by=olga, dollars=[250_000 + n * 5_000, 100_000], reason="miscounted"
+            game=game,
+            round_number=1,
+            by=olga,
+            dollars=[250_000 + n * 5_000, 100_000],
+            reason="miscounted",
         )
 
     games = selectors.competitor_games(club.competition, club.players["Alice"])

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from accounts.models import User
+from bots.validation import builtin_versions
 from cya_site.errors import DomainError
 from games.models import Game
 from tests.tournaments.conftest import QUICK, Club
@@ -143,3 +144,25 @@ def test_a_roster_guest_cannot_play_online(club: Club, olga: User) -> None:
 
     assert (error.code, error.details["field"]) == ("needs_accounts", "members")
     assert error.message == "Dora has no account: online play needs one for every entrant."
+
+
+def test_a_clubs_bot_tournament_enters_bot_versions_and_keeps_them_off_its_roster(
+    club: Club, olga: User
+) -> None:
+    version = builtin_versions()[0]
+    cup = running.tournament_create(
+        by=olga, name="Bot Cup", format="round_robin", entrants="bots", rules=QUICK,
+        rounds=1, table_sizes=[2], preferred_size=2, league=club.season.league,
+    )  # fmt: skip
+    on_the_roster = set(Member.objects.values_list("pk", flat=True))
+
+    entrant = running.entrant_add(tournament=cup, by=olga, bot_version=version)
+
+    entrant.refresh_from_db()
+    assert entrant.bot_version == version
+    assert (entrant.name, entrant.user, entrant.member) == (
+        f"{version.bot.name} v{version.number}",
+        None,
+        None,
+    )
+    assert set(Member.objects.values_list("pk", flat=True)) == on_the_roster
