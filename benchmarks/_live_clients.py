@@ -28,6 +28,7 @@ class Person:
         self.actions_ms: list[float] = []
         self.began: list[float] = []  # when each action was sent (time.monotonic)
         self.server_ms: list[float] = []  # of each, the application's time (Server-Timing)
+        self.db_ms: list[float] = []  # and of that, its database queries' time
         self.game = 0
 
     def open(self) -> int:
@@ -58,7 +59,21 @@ class Person:
             answer = self.web.post(f"/api/v1/games/{self.game}/actions/", json=action)
             self.actions_ms.append((time.perf_counter() - began) * 1000)
             answer.raise_for_status()
-            self.server_ms.append(float(answer.headers["Server-Timing"].split("dur=")[1]))
+            timing = server_timing(answer.headers["Server-Timing"])
+            self.server_ms.append(timing["app"])
+            self.db_ms.append(timing["db"])
+
+
+def server_timing(header: str) -> dict[str, float]:
+    """``Server-Timing``'s durations by name: ``app;dur=4.2, db;dur=1.3;desc="2 queries"``
+    is ``{"app": 4.2, "db": 1.3}``."""
+    found = {}
+    for metric in header.split(","):
+        name, *params = (part.strip() for part in metric.split(";"))
+        for param in params:
+            if param.startswith("dur="):
+                found[name] = float(param[4:])
+    return found
 
 
 def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], list[float]]:
@@ -76,19 +91,20 @@ def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], lis
 
 
 def print_slowest(people: list[Person], began: float, count: int = 5) -> None:
-    """The phase's slowest actions: how long (of it the server's application's), which of
-    its table's moves, and when."""
+    """The phase's slowest actions: how long (of it the server's application's, and of
+    that its queries'), which of its table's moves, and when."""
     moves = [
-        (ms, server, n, table, at - began)
+        (ms, server, db, n, table, at - began)
         for table, person in enumerate(people)
-        for n, (ms, server, at) in enumerate(
-            zip(person.actions_ms, person.server_ms, person.began, strict=True), 1
+        for n, (ms, server, db, at) in enumerate(
+            zip(person.actions_ms, person.server_ms, person.db_ms, person.began, strict=True), 1
         )
     ]
     slowest = sorted(moves, reverse=True)[:count]
     print("  slowest actions: " + ", ".join(
-        f"{ms:.0f} ms ({server:.0f} in the app; table {table}'s move {n}, {at:.1f} s in)"
-        for ms, server, n, table, at in slowest
+        f"{ms:.0f} ms ({server:.0f} in the app, {db:.0f} of it in queries;"
+        f" table {table}'s move {n}, {at:.1f} s in)"
+        for ms, server, db, n, table, at in slowest
     ), flush=True)  # fmt: skip
 
 

@@ -7,8 +7,12 @@ so the log filter, the error bodies (cya_site.errors) and the tasks the request 
 (cya_site.celery passes it in the task's headers) all read the same id without being
 handed it. When the response is ready it logs one ``cya_site.access`` line (route,
 status, user, duration), observes the request latency histogram (cya_site.metrics) and
-says the time the application spent in ``Server-Timing`` (``app;dur=`` milliseconds), so
-a client tells the server's share of a slow request from the network's and queueing's.
+says the time the application spent in ``Server-Timing`` (``app;dur=`` milliseconds), and
+of it the time in database queries (``db;dur=``, with their number), so a client tells
+the server's share of a slow request from the network's and queueing's, and the
+database's from the Python's. The queries are timed by a wrapper every connection gets
+when it opens (``time_queries``), counting for the request whose context runs them: its
+own thread's, or a thread pool's that ``sync_to_async`` runs in its context.
 
 Log lines are JSON objects, one a line (python-json-logger): ``JsonFormatter`` below,
 with ``RequestContext`` adding ``request_id`` to every record, whatever logged it.
@@ -25,6 +29,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.functional import empty
 from pythonjsonlogger.json import JsonFormatter as _LibraryJsonFormatter
@@ -38,6 +43,8 @@ _SANE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 # The id of the request (or task) this code runs for; "" outside either.
 _current: ContextVar[str] = ContextVar("request_id", default="")
+# The current request's database time: [seconds, queries]; None outside a request.
+_db_time: ContextVar[list[float] | None] = ContextVar("db_time", default=None)
 
 access_log = logging.getLogger("cya_site.access")
 
@@ -88,6 +95,25 @@ def _user_of(request: HttpRequest) -> int | None:
     return user.pk if getattr(user, "is_authenticated", False) else None
 
 
+def _timed(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+    spent = _db_time.get()
+    if spent is None:  # a task's or a command's query: nobody to tell
+        return execute(sql, params, many, context)
+    began = time.perf_counter()
+    try:
+        return execute(sql, params, many, context)
+    finally:
+        spent[0] += time.perf_counter() - began
+        spent[1] += 1
+
+
+def time_queries(sender: object, connection: BaseDatabaseWrapper, **kwargs: object) -> None:
+    """``connection_created``'s receiver (cya_site.apps): the new connection's queries are
+    timed for the request running them."""
+    if _timed not in connection.execute_wrappers:
+        connection.execute_wrappers.append(_timed)
+
+
 class RequestMiddleware:
     """Request id in, ``X-Request-ID`` out; one access log line and one latency sample."""
 
@@ -123,14 +149,25 @@ class RequestMiddleware:
     def _begin(request: HttpRequest) -> tuple[float, Callable[[], None]]:
         request_id = sane(request.META.get(_META_KEY)) or new_id()
         request.request_id = request_id  # type: ignore[attr-defined]
-        return time.perf_counter(), bind(request_id)
+        spent: list[float] = [0.0, 0]
+        request.db_time = spent  # type: ignore[attr-defined]
+        timing = _db_time.set(spent)
+        unbind = bind(request_id)
+
+        def reset() -> None:
+            unbind()
+            _db_time.reset(timing)
+
+        return time.perf_counter(), reset
 
     @staticmethod
     def _end(request: HttpRequest, response: HttpResponseBase, started: float) -> HttpResponseBase:
         seconds = time.perf_counter() - started
         request_id: str = request.request_id  # type: ignore[attr-defined]
         response[HEADER] = request_id
-        response[TIMING_HEADER] = f"app;dur={seconds * 1000:.1f}"
+        db_seconds, queries = request.db_time  # type: ignore[attr-defined]
+        app, db = f"app;dur={seconds * 1000:.1f}", f"db;dur={db_seconds * 1000:.1f}"
+        response[TIMING_HEADER] = f'{app}, {db};desc="{queries:.0f} queries"'
         route = route_of(request)
         metrics.observe_request(request.method or "", route, response.status_code, seconds)
         if access_log.isEnabledFor(logging.INFO):
@@ -146,6 +183,8 @@ class RequestMiddleware:
                     "status": response.status_code,
                     "user": _user_of(request),
                     "duration_ms": round(seconds * 1000, 3),
+                    "db_ms": round(db_seconds * 1000, 3),
+                    "queries": int(queries),
                 },
             )
         return response

@@ -11,7 +11,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -74,10 +76,26 @@ def test_the_access_log_line_is_json_with_id_user_route_and_duration(
     assert line["method"] == "GET"
     assert line["duration_ms"] > 0
     assert line["level"] == "INFO"
-    # the same duration, for the client: Server-Timing's app;dur= in milliseconds
-    timing = re.fullmatch(r"app;dur=(\d+\.\d)", response["Server-Timing"])
+    # the same duration, for the client: Server-Timing's app;dur= in milliseconds, and of
+    # it the database's share and its queries
+    timing = re.fullmatch(
+        r'app;dur=(\d+\.\d), db;dur=(\d+\.\d);desc="(\d+) queries"', response["Server-Timing"]
+    )
     assert timing is not None
     assert float(timing[1]) == pytest.approx(line["duration_ms"], abs=0.06)
+    assert float(timing[2]) == pytest.approx(line["db_ms"], abs=0.06)
+    assert 0 < line["db_ms"] < line["duration_ms"]
+    assert int(timing[3]) == line["queries"] > 0
+
+
+@pytest.mark.django_db
+def test_server_timing_counts_each_query_of_the_request_once(client: Client) -> None:
+    with CaptureQueriesContext(connection) as ran:
+        response = client.get("/api/v1/ladder/")
+
+    timing = re.search(r'desc="(\d+) queries"', response["Server-Timing"])
+    assert timing is not None
+    assert int(timing[1]) == len(ran.captured_queries) > 0
 
 
 @pytest.mark.django_db
