@@ -35,6 +35,8 @@ WALK = [
     "games/services/acting.py",
     "games/store/seats.py",  # the seat, its game and snapshot: one query
     "cya_site/rows.py",
+    "cya_site/tracing.py",  # each query timed for Server-Timing's db;dur=
+    "cya_site/rows.py",
     "games/services/checks.py",
     "games/store/states.py",  # the state, from the process cache or the snapshot
     ENGINE,  # the action read, applied, written back in canonical form
@@ -44,6 +46,8 @@ WALK = [
     "games/store/states.py",  # the new snapshot's bytes (states owns their format)
     ENGINE,
     "games/store/vendor.py",
+    "cya_site/rows.py",
+    "cya_site/tracing.py",
     "cya_site/rows.py",
     "games/store/states.py",  # the state cached once written
     "games/store/log.py",  # the entry's public form, for the stream and the answer
