@@ -37,6 +37,7 @@ import httpx
 import psycopg
 import redis
 
+from bots import leases
 from tests.bots.bot_servers import BotServer, free_port
 from tests.conftest import ROOT
 from tests.faults.servers import PostgresCluster, RedisServer, wait_until
@@ -212,8 +213,15 @@ class Platform:
             raise AssertionError(f"{error}\n{self.logs()}") from None
 
     def quiesce(self) -> None:
-        """Stop the ladder (every bot switched off) and wait until every match has ended."""
+        """Stop the ladder (every bot switched off) and wait until every match has ended.
+
+        A scheduling run that read the bots before they were switched off may still be
+        writing its matches: waiting for the ladder's scheduling lock (bots.ladder, taken
+        before it reads them) lets it commit first, so its matches are seen and waited
+        for, and every later run finds no bot to seat. (Without it, a run committing
+        just after the wait made two scheduled matches show up among the checks.)"""
         self.execute("UPDATE bots_bot SET is_active = false")
+        self.execute("SELECT pg_advisory_xact_lock(%s::int4, 0)", leases.LEASE_LADDER)
         busy = "SELECT count(*) FROM bots_match WHERE status IN ('scheduled', 'running')"
         try:
             wait_until(lambda: self.value(busy) == 0, SETTLE_TIMEOUT, "every match ended")
