@@ -165,3 +165,18 @@ def loop_hub() -> Hub:
     if hub is None:
         hub = _hubs[loop] = Hub()
     return hub
+
+
+async def join(subscriber: Subscriber) -> Hub | None:
+    """Subscribe through this loop's hub; None (poll the rows instead) without Redis, or
+    when Redis cannot be reached. The waits and the streams join this way."""
+    if not settings.REDIS_URL:
+        return None
+    while True:
+        hub = loop_hub()
+        try:
+            if await hub.join(subscriber):
+                return hub
+        except aioredis.RedisError:
+            await hub.leave(subscriber)
+            return None

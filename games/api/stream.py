@@ -31,7 +31,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar, cast
 
 import orjson
-import redis.asyncio as aioredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
@@ -48,7 +47,8 @@ from cya_site import metrics
 from cya_site.errors import DomainError, render_error
 from cya_site.handlers import holds_connection
 from games import feed, notify, selectors, store
-from games.api.hub import RESYNC, Hub, Subscriber, loop_hub
+from games.api.hub import RESYNC, Subscriber, loop_hub
+from games.api.hub import join as hub_join
 from games.api.serializers import StreamQuerySerializer
 from games.api.waits import Place, admit, client_address, needs_asgi, refusal
 from games.models import Game, Seat
@@ -248,7 +248,7 @@ async def _lines(
         channels.append(notify.seat_channel(game_id, seat))
     subscriber = Subscriber(client, channels)
     try:
-        hub = await _join(subscriber)  # before reading the rows: no change falls in between
+        hub = await hub_join(subscriber)  # before reading the rows: no change falls in between
     except BaseException:
         place.release()
         raise
@@ -290,7 +290,7 @@ async def _lines(
                     continue
             if item == RESYNC:
                 if hub is not None and hub.broken:
-                    hub = await _join(subscriber)
+                    hub = await hub_join(subscriber)
                 caught = await _current(game_id, seat, seen.version)
                 if caught is None:
                     return  # the game was deleted
@@ -363,21 +363,6 @@ class _Seen:
             self.ended = True
             lines.append(feed.end_line(game))
         return lines
-
-
-async def _join(subscriber: Subscriber) -> Hub | None:
-    """Subscribe through this loop's hub; None (poll the rows) without Redis or when
-    Redis cannot be reached."""
-    if not settings.REDIS_URL:
-        return None
-    while True:
-        hub = loop_hub()
-        try:
-            if await hub.join(subscriber):
-                return hub
-        except aioredis.RedisError:
-            await hub.leave(subscriber)
-            return None
 
 
 async def _next(subscriber: Subscriber, wait: float) -> bytes | None:

@@ -29,7 +29,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
 
-import redis.asyncio as aioredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
@@ -43,7 +42,8 @@ from rest_framework.throttling import BaseThrottle
 from cya_site.errors import DomainError, render_error
 from cya_site.handlers import holds_connection
 from games import notify
-from games.api.hub import RESYNC, Hub, Subscriber, existing_hub, loop_hub
+from games.api.hub import RESYNC, Hub, Subscriber, existing_hub
+from games.api.hub import join as hub_join
 from games.api.serializers import WaitResultSerializer
 from games.models import Game
 
@@ -285,7 +285,7 @@ async def _until_changed(wait: WaitFor, marked: tuple[Hub | None, int | None]) -
     deadline = loop.time() + wait.timeout
     channel = notify.channel(wait.game_id)
     subscriber = Subscriber(f"wait:{wait.game_id}", [channel])
-    hub = await _join(subscriber) if settings.REDIS_URL else None
+    hub = await hub_join(subscriber)
     try:
         quiet = hub is not None and hub is marked[0] and hub.heard_nothing(channel, marked[1])
         row = wait.seen if quiet else await _row(wait.game_id)
@@ -317,16 +317,3 @@ async def _until_changed(wait: WaitFor, marked: tuple[Hub | None, int | None]) -
 
 def _moved(wait: WaitFor, row: Row | None) -> bool:
     return row is None or row[0] > wait.after or row[1] != wait.status
-
-
-async def _join(subscriber: Subscriber) -> Hub | None:
-    """Subscribe through this loop's hub; None (poll the row) when Redis cannot be
-    reached."""
-    while True:
-        hub = loop_hub()
-        try:
-            if await hub.join(subscriber):
-                return hub
-        except aioredis.RedisError:
-            await hub.leave(subscriber)
-            return None
