@@ -11,6 +11,10 @@ A view marked ``@holds_connection`` is served outside that context: the synchron
 of its middleware run on asgiref's one shared thread, briefly, while the request opens
 and when it ends; the wait itself runs on the event loop (games.api.stream,
 games.api.waits). Every other request keeps a thread of its own, as Django serves it.
+
+The URL is resolved once a request: the match found to choose the path is kept in the
+ASGI scope, and Django's own resolution takes it from there (two resolutions cost a
+long-poll 6 % of its CPU: benchmarks/wait_cost.py).
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from django.core.handlers.asgi import ASGIHandler
-from django.urls import Resolver404, resolve
+from django.http import HttpRequest
+from django.urls import Resolver404, ResolverMatch, resolve
 
 V = TypeVar("V", bound=Callable[..., Any])
 HOLDS_CONNECTION = "holds_connection"
+RESOLVED = "cya_site.resolved"  # the scope's key for (path, match) found by Handler
 
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 Send = Callable[[Mapping[str, Any]], Awaitable[None]]
@@ -34,20 +40,37 @@ def holds_connection(view: V) -> V:
     return view
 
 
-def _holds_connection(path: str) -> bool:
+def _resolved(path: str) -> ResolverMatch | None:
     try:
-        match = resolve(path)
+        return resolve(path)
     except Resolver404:
-        return False
-    return bool(getattr(match.func, HOLDS_CONNECTION, False))
+        return None
 
 
 class Handler(ASGIHandler):
     """Django's ASGI handler, serving ``@holds_connection`` views with no thread of
-    their own (see the module docstring)."""
+    their own, and resolving each URL once (see the module docstring)."""
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and _holds_connection(scope["path"]):
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        match = _resolved(scope["path"])
+        scope[RESOLVED] = (scope["path"], match)
+        if match is not None and getattr(match.func, HOLDS_CONNECTION, False):
             await self.handle(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
+
+    def resolve_request(self, request: HttpRequest) -> ResolverMatch:
+        """The match ``__call__`` found, when it is for this request's path and no
+        middleware changed its URLconf; Django's resolution otherwise."""
+        kept: tuple[str, ResolverMatch | None] = getattr(request, "scope", {}).get(
+            RESOLVED, ("", None)
+        )
+        path, match = kept
+        if match is None or path != request.path_info or hasattr(request, "urlconf"):
+            resolved: ResolverMatch = super().resolve_request(request)
+            return resolved
+        request.resolver_match = match
+        return match
