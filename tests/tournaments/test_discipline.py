@@ -32,6 +32,7 @@ from tournaments.models import (
     Penalty,
     ScoreRecord,
     Substitution,
+    Tournament,
 )
 
 pytestmark = pytest.mark.django_db
@@ -452,15 +453,22 @@ def test_the_sheet_shows_the_substitute_in_the_seat(club: Club, olga: User, clie
     assert "Zed for Alice" in sheet
 
 
-def test_a_tournament_penalty_counts_from_its_latest_round(
-    olga: User, alice: User, bob: User
-) -> None:
+def alice_and_bob_cup(olga: User, alice: User, bob: User, format: str) -> Tournament:
+    """olga's recorded two-round tournament of alice and bob at a table of two, not
+    started yet."""
     cup = running.tournament_create(
-        by=olga, name="Cup", format="round_robin", entrants="humans", rules=RuleSet.preset("2021"),
+        by=olga, name="Cup", format=format, entrants="humans", rules=RuleSet.preset("2021"),
         rounds=2, table_sizes=[2], preferred_size=2, play="recorded",
     )  # fmt: skip
     for user in (alice, bob):
         running.entrant_add(tournament=cup, by=olga, user=user)
+    return cup
+
+
+def test_a_tournament_penalty_counts_from_its_latest_round(
+    olga: User, alice: User, bob: User
+) -> None:
+    cup = alice_and_bob_cup(olga, alice, bob, "round_robin")
     running.tournament_start(tournament=cup, by=olga)
     competitor = cup.competition.competitors.get(user=bob)
 
@@ -479,12 +487,7 @@ def test_a_tournament_penalty_counts_from_its_latest_round(
 def test_a_tournament_penalty_given_before_its_first_round_counts_after_every_round(
     olga: User, alice: User, bob: User
 ) -> None:
-    cup = running.tournament_create(
-        by=olga, name="Cup", format="swiss", entrants="humans", rules=RuleSet.preset("2021"),
-        rounds=2, table_sizes=[2], preferred_size=2, play="recorded",
-    )  # fmt: skip
-    for user in (alice, bob):
-        running.entrant_add(tournament=cup, by=olga, user=user)
+    cup = alice_and_bob_cup(olga, alice, bob, "swiss")
     competitor = cup.competition.competitors.get(user=bob)
     penalty = discipline.penalty_give(
         competition=cup.competition, by=olga, competitor=competitor,
@@ -526,12 +529,7 @@ def test_a_seasons_penalties_are_listed_in_queries_that_do_not_grow_with_them(
 def test_a_tournaments_penalties_are_listed_in_queries_that_do_not_grow_with_them(
     olga: User, alice: User, bob: User, api: APIClient
 ) -> None:
-    cup = running.tournament_create(
-        by=olga, name="Cup", format="round_robin", entrants="humans", rules=RuleSet.preset("2021"),
-        rounds=2, table_sizes=[2], preferred_size=2, play="recorded",
-    )  # fmt: skip
-    for user in (alice, bob):
-        running.entrant_add(tournament=cup, by=olga, user=user)
+    cup = alice_and_bob_cup(olga, alice, bob, "round_robin")
     running.tournament_start(tournament=cup, by=olga)
     bob_in_it = cup.competition.competitors.get(user=bob)
 
