@@ -51,13 +51,13 @@ BENCH_DB = "cya_bench"
 T = TypeVar("T")
 
 
-def bench_database_url() -> str:
-    """DATABASE_URL's server, with the benchmark's own database."""
+def bench_database_url(name: str = BENCH_DB) -> str:
+    """DATABASE_URL's server, with the benchmark's own database (``name``)."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     parts = urlsplit(base)
     if parts.scheme not in ("postgres", "postgresql"):
         sys.exit("benchmarks/api.py needs PostgreSQL: set DATABASE_URL to a postgres:// URL")
-    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def production_env(url: str, **settings: str) -> dict[str, str]:
@@ -75,11 +75,13 @@ def production_env(url: str, **settings: str) -> dict[str, str]:
 
 
 def recreate_database(url: str) -> None:
+    """Drop and create the database at ``url``."""
     parts = urlsplit(url)
+    name = parts.path.lstrip("/")
     admin = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
 
 
 def free_port() -> int:

@@ -4,7 +4,7 @@ once and answered by a change.
     python benchmarks/wait_cost.py [--requests 2000] [--concurrency 20] [--changes 60]
 
 Needs PostgreSQL and Redis (``DATABASE_URL``'s server and ``REDIS_URL``). It recreates
-the database ``cya_bench``, migrates it, starts a game of two people, and serves the ASGI
+the database ``cya_wait_bench``, migrates it, starts a game of two people, and serves the ASGI
 application as deployed (uvicorn, DEBUG off) on 127.0.0.1. Each path is sent
 ``--requests`` times over ``--concurrency`` kept-alive connections (plain asyncio HTTP,
 anonymous), after a warm-up round of the same size: ``/healthz`` (the middleware chain
@@ -44,6 +44,8 @@ from benchmarks.api import (  # noqa: E402 - after sys.path
     wait_serving,
 )
 from benchmarks.live import cpu_seconds  # noqa: E402 - after sys.path
+
+BENCH_DB = "cya_wait_bench"  # its own: benchmarks/api.py's is cya_bench
 
 
 def started_game(env: dict[str, str]) -> int:
@@ -201,7 +203,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=20)
     parser.add_argument("--changes", type=int, default=60)
     args = parser.parse_args()
-    url = bench_database_url()
+    url = bench_database_url(BENCH_DB)
     recreate_database(url)
     env = production_env(
         url,
