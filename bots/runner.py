@@ -373,7 +373,9 @@ def _await_client(
 # --- a bot seat at a people's table (games.seating) --------------------------------------
 
 
-def play_turn(game_id: int, version: int, fence: Fence = unfenced) -> str:
+def play_turn(
+    game_id: int, version: int, fence: Fence = unfenced, last: Fence | None = None
+) -> str:
     """Play one bot seat's decision at a people's table, if it is still a bot's turn at
     ``version``: what a redelivered or resent task finds already played, it leaves.
 
@@ -381,18 +383,18 @@ def play_turn(game_id: int, version: int, fence: Fence = unfenced) -> str:
     API client awaited until its deadline), with the ladder's time control unless the
     table is timed. Its action commits through games.services, whose announcement of
     the next decision sends the next bot's turn. Each write checks ``fence`` first (the
-    turn's lease: bots.tasks.play_turn).
+    turn's lease: bots.tasks.play_turn), a built-in's one write ``last`` if given.
     """
-    game = Game.objects.select_related("snapshot").filter(pk=game_id).first()
-    if game is None or game.status != Game.Status.ACTIVE or game.version != version:
-        return "moved on"
-    seat = game.to_act
-    if seat is None or seat not in game.bot_seats:
+    control = game_rows.turn_control(game_id, version)
+    if control is None:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or game.status != Game.Status.ACTIVE or game.version != version:
+            return "moved on"
         return "not a bot's turn"
-    control = SeatControl.objects.select_related("seat__user", "version__bot").get(
-        seat__game_id=game_id, seat__number=seat
-    )
+    game = control.seat.game
     limit = game.decision_seconds
     pace = Pace(game.seed or 0, settings.LADDER_DECISION_MS if limit is None else limit * 1000)
+    if last is not None and _in_process(control):  # a built-in writes once
+        fence = last
     _step(pace, game, store.load_state(game), control, fence)
     return "played"

@@ -171,7 +171,7 @@ def play_turn(self, game_id: int, version: int) -> str:  # type: ignore[no-untyp
             if held is None:
                 return HELD
             try:
-                return runner.play_turn(game_id, version, held.check)
+                return runner.play_turn(game_id, version, held.check, held.last_check)
             except leases.LeaseLost:  # taken over: the other run plays the turn
                 log.warning("game %s turn %s: lease lost, stopping", game_id, version)
                 return "lease lost"

@@ -1,11 +1,11 @@
-"""A match's games, and who decides each seat of them."""
+"""A match's games, and who decides each seat of them; the seat to act at a people's table."""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any, NamedTuple
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from bots import persistence
 from bots.models import Bot, BotVersion, MatchGame, SeatControl
@@ -109,3 +109,23 @@ def _seatings_sql(*, by_game: bool) -> str:
         f" JOIN {v} ON {v.id} = {c.version} JOIN {b} ON {b.id} = {v.bot}"
         f" WHERE {s.game if by_game else mg.match} = %s"
     )
+
+
+def turn_control(game_id: int, version: int) -> SeatControl | None:
+    """The control of the bot seat to act in the active game at ``version``, with its
+    game, snapshot, account and bot, in one query (a bot's turn at a people's table:
+    each round trip costs it most on a busy machine, bots.persistence.leases); None when
+    it is no bot's turn there."""
+    control = (
+        SeatControl.objects.select_related("seat__user", "version__bot", "seat__game__snapshot")
+        .filter(
+            seat__game_id=game_id,
+            seat__game__status=Game.Status.ACTIVE,
+            seat__game__version=version,
+            seat__number=F("seat__game__to_act"),
+        )
+        .first()
+    )
+    if control is None or control.seat.number not in control.seat.game.bot_seats:
+        return None
+    return control

@@ -1,15 +1,19 @@
 """A lease's row (bots.models.Lease): taken, renewed, checked and let go.
 
-Each statement is one conditional write or a locking read, through the ORM, alike on
-PostgreSQL and SQLite: a lease is taken once per run, not per decision, so it is off the
-hot path (STYLE 4, persistence seams).
+Each statement is one conditional write or a locking read, alike on PostgreSQL and
+SQLite, through the ORM but one: taking a lease that has run out, the common case, is a
+single statement with ``RETURNING`` (``_take_free``), since a bot's turn at a people's
+table takes one per move. Each round trip to the database is a wake-up of two processes,
+and on a machine whose cores the batch workers keep busy each cost a bot's turn about
+1.5 ms more than on an idle one (issue 25, benchmarks/live.py): the four of a
+transaction that reads and writes the row cost a turn a third of its delay.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 
 from bots.models import Lease
@@ -19,6 +23,9 @@ def take(namespace: int, key: int, owner: str, now: datetime, ttl: timedelta) ->
     """Take the lease if no one else holds it (none yet, its holder's time ran out, or its
     holder is an earlier try of ``owner``'s run, ``succeeds``): its new fencing token;
     None while another holds it."""
+    token = _take_free(namespace, key, owner, now, ttl)
+    if token is not None:
+        return token
     try:
         with transaction.atomic():
             row, created = Lease.objects.select_for_update().get_or_create(
@@ -35,6 +42,30 @@ def take(namespace: int, key: int, owner: str, now: datetime, ttl: timedelta) ->
             return row.token
     except IntegrityError:  # another run created it first, and holds it
         return None
+
+
+def _take_free(namespace: int, key: int, owner: str, now: datetime, ttl: timedelta) -> int | None:
+    """Take the lease in one statement if its row exists and has run out (its holder let
+    go, or died): the new token; None otherwise (no row yet, or held: ``take`` decides)."""
+    table, ops = Lease._meta.db_table, connection.ops
+    names = [ops.quote_name(column) for column in ("owner", "token", "expires_at", "namespace")]
+    owner_, token, expires_at, namespace_ = names
+    key_ = ops.quote_name("key")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {ops.quote_name(table)} SET {owner_} = %s, {token} = {token} + 1,"
+            f" {expires_at} = %s WHERE {namespace_} = %s AND {key_} = %s AND {expires_at} <= %s"
+            f" RETURNING {token}",
+            [
+                owner,
+                ops.adapt_datetimefield_value(now + ttl),
+                namespace,
+                key,
+                ops.adapt_datetimefield_value(now),
+            ],
+        )
+        row = cursor.fetchone()
+    return None if row is None else int(row[0])
 
 
 def succeeds(owner: str, holder: str) -> bool:
@@ -63,9 +94,12 @@ def current(namespace: int, key: int, token: int) -> bool:
     return held.exists()
 
 
-def release(namespace: int, key: int, token: int, now: datetime) -> None:
-    """Let go, if ``token`` still holds it (the row stays: tokens only grow)."""
-    Lease.objects.filter(namespace=namespace, key=key, token=token).update(expires_at=now)
+def release(namespace: int, key: int, token: int, now: datetime) -> bool:
+    """Let go, if ``token`` still holds it (the row stays: tokens only grow): whether it
+    did. Within a transaction, the row stays locked until it ends, as ``current`` keeps
+    it."""
+    held = Lease.objects.filter(namespace=namespace, key=key, token=token)
+    return held.update(expires_at=now) == 1
 
 
 def free(namespace: int, key: int, now: datetime) -> bool:

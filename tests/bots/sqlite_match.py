@@ -1,6 +1,6 @@
 """Run by tests/bots/test_sqlite_batch.py in a child process on a fresh SQLite file
 (``python -m tests.bots.sqlite_match``): a whole ladder match of built-ins, checked as the
-PostgreSQL tests check it. Prints ok."""
+PostgreSQL tests check it, and a lease taken, held and taken again. Prints ok."""
 
 from __future__ import annotations
 
@@ -47,8 +47,25 @@ def main() -> None:
         refused = "nothing: a stale batch was written"
     assert refused == "game_over", refused
     assert Playout.objects.filter(game=stale).count() == 1
-
+    leases_taken_held_and_let_go()
     print("ok")
+
+
+def leases_taken_held_and_let_go() -> None:
+    """A lease's row on SQLite: taken, refused while held, taken again once let go (the
+    one statement of bots.persistence.leases._take_free, on SQLite's dates)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from bots.persistence import leases as lease_rows
+
+    now, ttl, second = timezone.now(), timedelta(seconds=30), timedelta(seconds=1)
+    taken = lease_rows.take(1, 2, "one", now, ttl)
+    held = lease_rows.take(1, 2, "two", now + second, ttl)
+    lease_rows.release(1, 2, 1, now + 2 * second)
+    again = lease_rows.take(1, 2, "two", now + 3 * second, ttl)
+    assert (taken, held, again) == (1, None, 2), (taken, held, again)
 
 
 if __name__ == "__main__":

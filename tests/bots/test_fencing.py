@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from bots import leases, services, tasks
-from bots.models import Bot, BotVersion, Match, SeatControl, Strike
+from bots import leases, runner, services, tasks
+from bots.models import Bot, BotVersion, Lease, Match, SeatControl, Strike
 from games import services as game_services
 from games import store
 from games.engine import RuleSet, action_to_json, default_action
@@ -112,3 +114,60 @@ def test_a_bot_turn_whose_lease_is_taken_over_writes_nothing(alice: User) -> Non
     assert not Strike.objects.filter(control=control).exists()
     assert SeatControl.objects.get(pk=control.pk).time_bank_ms == control.time_bank_ms
     assert len(server.decisions()) == 1  # it was asked, and its answer was dropped
+
+
+def builtin_table(alice: User) -> Game:
+    """A table of ``alice`` and a built-in, at the built-in's turn."""
+    rules = RuleSet.preset("2021", seats=2, ending="quick")
+    game = game_services.game_create(by=alice, rules=rules, bots=[BotChoice(1, "greedy")])
+    if game.to_act == 0:  # the person first
+        state = store.load_state(game)
+        game_services.action_submit(
+            game_id=game.pk,
+            user=alice,
+            action=action_to_json(default_action(state), state.rules.edition),
+            version=game.version,
+        )
+        game.refresh_from_db()
+    return game
+
+
+def test_a_builtins_turn_whose_lease_is_taken_over_writes_nothing(
+    alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = builtin_table(alice)
+    choose = runner._choose
+
+    def taken_over_while_choosing(*args: Any) -> int:
+        take_over(leases.LEASE_TURN, game.pk)
+        return choose(*args)
+
+    monkeypatch.setattr(runner, "_choose", taken_over_while_choosing)
+
+    assert tasks.play_turn(game.pk, game.version) == "lease lost"
+
+    assert Game.objects.get(pk=game.pk).version == game.version  # no action applied
+    lease = Lease.objects.get(namespace=leases.LEASE_TURN, key=game.pk)
+    assert lease.owner == "took-over"
+    assert not leases.lease_free(leases.LEASE_TURN, game.pk)
+
+
+def test_a_builtins_turn_lets_its_lease_go_with_its_move_and_nothing_after_it(
+    alice: User,
+) -> None:
+    game = builtin_table(alice)
+    with leases.lease(leases.LEASE_TURN, game.pk):  # an earlier turn's, let go
+        pass
+
+    with CaptureQueriesContext(connection) as queries:
+        assert tasks.play_turn(game.pk, game.version) == "played"
+
+    statements = [query["sql"] for query in queries.captured_queries]
+    on_leases = [n for n, sql in enumerate(statements) if "bots_lease" in sql]
+    move = statements.index("BEGIN")
+    assert len(on_leases) == 2  # taken in one statement; checked and let go in another
+    assert on_leases[0] < move < on_leases[1]  # ... inside the move's transaction
+    assert sum("bots_seatcontrol" in sql for sql in statements) == 1  # the seat, in one read
+    assert statements[-1] == "COMMIT"  # nothing after the move: the turn is over
+    assert leases.lease_free(leases.LEASE_TURN, game.pk)
+    assert Game.objects.get(pk=game.pk).version == game.version + 1

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from bots import leases, persistence, ratings, runner, services
-from bots.models import BotVersion, Match, MatchEntry, MatchGame, RatingChange, SeatControl
+from bots.models import BotVersion, Lease, Match, MatchEntry, MatchGame, RatingChange, SeatControl
 from bots.persistence import games as game_rows
 from bots.persistence import leases as lease_rows
 from bots.persistence import locks
@@ -294,6 +294,23 @@ def test_a_lease_is_taken_once_renewed_by_its_token_and_taken_over_once_run_out(
     with transaction.atomic():
         assert lease_rows.current(NAMESPACE, 7, 2)
         assert not lease_rows.current(NAMESPACE, 7, 1)
+
+
+def test_a_lease_that_ran_out_or_was_let_go_is_taken_in_one_statement(
+    db: None, django_assert_num_queries: Any
+) -> None:
+    now, ttl = timezone.now(), timedelta(seconds=30)
+    lease_rows.take(NAMESPACE, 10, "one", now, ttl)
+    lease_rows.release(NAMESPACE, 10, 1, now + timedelta(seconds=1))
+
+    with django_assert_num_queries(1):  # a bot's turn takes one each move: issue 25
+        let_go = lease_rows.take(NAMESPACE, 10, "two", now + timedelta(seconds=2), ttl)
+    with django_assert_num_queries(1):
+        ran_out = lease_rows.take(NAMESPACE, 10, "three", now + timedelta(seconds=40), ttl)
+
+    assert (let_go, ran_out) == (2, 3)
+    assert Lease.objects.get(namespace=NAMESPACE, key=10).owner == "three"
+    assert lease_rows.take(NAMESPACE, 10, "four", now + timedelta(seconds=41), ttl) is None
 
 
 def test_a_later_try_of_a_run_takes_its_lease_over_and_a_second_copy_does_not() -> None:

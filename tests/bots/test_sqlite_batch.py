@@ -5,7 +5,8 @@ with one statement (games.store.append); other databases take the ORM for the sa
 rows. This runs, in a child process against a fresh SQLite file (tests/bots/sqlite_match.py),
 a whole ladder match, and
 checks there what the PostgreSQL tests check here: a gap-free log that replays to the
-stored result, rounds and places written, and a stale batch refused unwritten.
+stored result, rounds and places written, and a stale batch refused unwritten; and a
+lease taken, refused while held and taken again once let go (its one raw statement).
 
 A game's own rows, written action by action, by a resignation or in one batch, are not
 checked here: tests/games/test_store_paths.py runs games.store's ORM path, the one SQLite
