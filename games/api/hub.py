@@ -45,8 +45,9 @@ class Hub:
         self.pubsub = self.client.pubsub(ignore_subscribe_messages=True)
         self.subscribers: dict[str, set[Subscriber]] = defaultdict(set)
         # per subscribed channel, a tick that moves on whenever it is subscribed afresh or
-        # a message comes on it: see ``mark``
+        # a message comes on it: see ``mark``; and its last message, with its tick
         self.ticks: dict[str, int] = {}
+        self.last: dict[str, tuple[int, bytes]] = {}
         self._clock = itertools.count(1)
         self.reader: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()  # one subscription change at a time
@@ -103,6 +104,7 @@ class Hub:
             if not members:
                 del self.subscribers[name]
                 self.ticks.pop(name, None)
+                self.last.pop(name, None)
                 gone.append(name)
         return gone
 
@@ -119,6 +121,14 @@ class Hub:
         """Whether ``channel`` is where ``mark`` saw it (see ``mark``)."""
         return mark is not None and self.mark(channel) == mark
 
+    def last_heard(self, channel: str) -> bytes | None:
+        """The last message on ``channel``, if it came while the channel stayed subscribed
+        with the hub whole, and is still the latest: what was last announced on it. None
+        otherwise (subscribed afresh since, or not subscribed)."""
+        tick = self.mark(channel)
+        heard = self.last.get(channel)
+        return heard[1] if heard is not None and heard[0] == tick else None
+
     async def _read(self) -> None:
         try:
             async for message in self.pubsub.listen():
@@ -126,7 +136,8 @@ class Hub:
                     continue
                 name = message["channel"].decode()
                 if name in self.ticks:
-                    self.ticks[name] = next(self._clock)
+                    tick = self.ticks[name] = next(self._clock)
+                    self.last[name] = (tick, message["data"])
                 for subscriber in list(self.subscribers.get(name, ())):
                     subscriber.deliver(message["data"])
         except asyncio.CancelledError:

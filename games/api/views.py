@@ -222,14 +222,19 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         Answered at once here; the waiting itself is done on the event loop by the view
         in front of this one (games.api.waits), to which this leaves a ``WaitFor``."""
         query = self.query_valid()
-        game = self.get_object()
-        seat = selectors.seat_number(game, request.user)
+        row = waits.heard_row(request._request)
+        if row is None:
+            game = self.get_object()
+            seat, game_id = selectors.seat_number(game, request.user), game.pk
+            row = (game.version, game.status, game.to_act)
+        else:  # an anonymous wait on a game this process follows: what it last heard
+            seat, game_id = None, int(pk)
         after = query["after"]
-        row = (game.version, game.status, game.to_act)
         body = waits.wait_answer(row, seat, after)
-        waiting = game.version <= after and not body["your_turn"] and query["timeout"] > 0
-        if waiting and game.status in (Game.Status.OPEN, Game.Status.ACTIVE):
-            wait = waits.WaitFor(game.pk, seat, after, game.status, query["timeout"], row)
+        version, state = row[0], row[1]
+        waiting = version <= after and not body["your_turn"] and query["timeout"] > 0
+        if waiting and state in (Game.Status.OPEN, Game.Status.ACTIVE):
+            wait = waits.WaitFor(game_id, seat, after, state, query["timeout"], row)
             setattr(request._request, waits.WAIT_FOR, wait)
         return Response(WaitResultSerializer(body).data)
 

@@ -52,6 +52,7 @@ R = TypeVar("R")
 POLL_SECONDS = 0.5  # without Redis
 RETRY_AFTER_SECONDS = 5  # what a client refused by a cap is told to wait
 WAIT_FOR = "cya_wait_for"  # the request attribute the DRF action leaves a WaitFor in
+HEARD = "cya_wait_heard"  # the request attribute a Row the hub last heard of is given in
 Row = tuple[int, str, int | None]  # a game's (version, status, seat to act)
 
 
@@ -195,6 +196,21 @@ def _answer(wait: WaitFor, row: Row | None) -> dict[str, Any]:
     return dict(WaitResultSerializer(wait_answer(row, wait.seat, wait.after)).data)
 
 
+def heard_row(request: HttpRequest) -> Row | None:
+    """For an anonymous wait, the game's ``Row`` as last announced to this process's hub
+    (``wait_view``), if the hub has heard nothing since: the DRF action then answers
+    from it, without reading the game. A person's wait reads it, for their seat; so does
+    one on a game no wait or stream of this process follows. A crowd watching a game
+    asks again at each of its changes, and the hub heard each: those asks read nothing
+    (benchmarks/wait_cost.py, ``pushed_cpu_ms``). A game deleted meanwhile (by staff) is
+    answered 404 at the wait's end, not at once."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return None
+    heard: Row | None = getattr(request, HEARD, None)
+    return heard
+
+
 def wait_answer(row: Row, seat: int | None, after: int) -> dict[str, Any]:
     """A wait's body (``WaitResultSerializer``) from the game's ``Row``: where it stands,
     and whose turn it is."""
@@ -221,7 +237,12 @@ def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
         """Wait for a game to change (see the module docstring)."""
         asgi = isinstance(request, ASGIRequest)
         hub = existing_hub() if asgi else None
-        mark = None if hub is None else hub.mark(notify.channel(pk))  # before the action reads
+        channel = notify.channel(pk)
+        mark = None if hub is None else hub.mark(channel)  # before the action reads
+        heard = None if hub is None else hub.last_heard(channel)
+        if heard is not None:
+            pushed = notify.message(heard)
+            setattr(request, HEARD, (pushed.version, pushed.status, pushed.to_act))
         # under a WSGI server (tests' client, the development server) in the request's
         # own thread, where its database connection (and a test's transaction) lives
         response = await sync_to_async(action, thread_sensitive=not asgi)(request, pk=pk)

@@ -419,3 +419,38 @@ def test_a_wait_whose_game_was_announced_since_the_mark_reads_the_row_again(
 
     assert reads == [game.pk]
     assert row == (moved.version, moved.status, moved.to_act)
+
+
+def test_an_anonymous_wait_on_a_followed_game_answers_from_its_announcement_unread(
+    wait_server: str, game: Game, bob: User, carol: User, staff: User
+) -> None:
+    """A crowd asks again at every change of the game it watches: while the server's hub
+    follows the game (another wait holds it), an anonymous wait answers from the last
+    announcement and reads nothing. The game's row is moved on here without an
+    announcement, so that only a read could find it: the spectator is answered the move
+    announced, while a person, whose seat must be read, is answered the row."""
+    game, acting, action = _started(game, bob, carol, staff)
+    host, port = wait_server.removeprefix("http://").split(":")
+    holder = socket.create_connection((host, int(port)), timeout=10)
+    holder.sendall(  # waits past any version this test reaches: the channel stays followed
+        f"GET /api/v1/games/{game.pk}/wait/?after=1000000&timeout=30 HTTP/1.1\r\n"
+        f"Host: {host}\r\nX-Forwarded-For: {an_address()}\r\nConnection: close\r\n\r\n".encode()
+    )
+    try:
+        time.sleep(0.5)  # the holder's wait has subscribed
+        services.action_submit(game_id=game.pk, user=acting, action=action, version=game.version)
+        announced = Game.objects.get(pk=game.pk).version
+        time.sleep(0.5)  # the hub has heard it
+        Game.objects.filter(pk=game.pk).update(version=announced + 5)  # unannounced
+
+        spectator = wait(wait_server, game, an_address(), timeout=0)
+        person = wait(
+            wait_server, game, an_address(), token_create(user=bob, name="waits")[1], timeout=0
+        )
+    finally:
+        holder.close()
+        Game.objects.filter(pk=game.pk).update(version=announced)
+
+    assert spectator.status_code == person.status_code == 200
+    assert spectator.json()["version"] == announced
+    assert person.json()["version"] == announced + 5
