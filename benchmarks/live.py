@@ -6,10 +6,10 @@ Needs PostgreSQL and Redis (``DATABASE_URL``'s server, default the local one, an
 ``REDIS_URL``). It recreates a database ``cya_live_bench``, migrates it, and starts the
 documented production process set on 127.0.0.1 (README "Deployment"): gunicorn (WSGI),
 uvicorn (ASGI, the waits), a worker on ``interactive``, a worker at idle CPU priority
-(``chrt --idle 0``) on ``batch``, a worker on ``outbound`` and beat, on queues of its
-own (``CELERY_QUEUE_PREFIX``). One run, four sets of ``--tables`` people's tables (a
-seat played by this script through the API, three built-in bots, the quick ending), each
-played to its end:
+(``chrt --idle 0``) on ``batch`` with one process fewer than the cores, a worker on
+``outbound`` and beat, on queues of its own (``CELERY_QUEUE_PREFIX``). One run, four
+sets of ``--tables`` people's tables (a seat played by this script through the API,
+three built-in bots, the quick ending), each played to its end:
 
 1. idle: the ladder stopped, no crowd;
 2. crowd: ``--streams`` anonymous spectator streams and ``--waits`` anonymous long-polls
@@ -140,8 +140,9 @@ def start(env: dict[str, str], web: int, waits: int, prefix: str) -> list[subpro
          "--port", str(waits), "--log-level", "warning", "--no-access-log"],
         [*celery, "worker", "--queues", f"{prefix}interactive", "--concurrency", "2",
          "--hostname", f"interactive-{node}@%h", "--loglevel", "WARNING"],
-        [*queues.batch_priority(), *celery, "worker", "--queues", f"{prefix}batch", "--concurrency",
-         "2", "--hostname", f"batch-{node}@%h", "--loglevel", "WARNING"],
+        [*queues.batch_priority(), *celery, "worker", "--queues", f"{prefix}batch",
+         "--concurrency", str(queues.batch_concurrency()), "--hostname", f"batch-{node}@%h",
+         "--loglevel", "WARNING"],
         [*celery, "worker", "--queues", f"{prefix}outbound", "--concurrency", "1",
          "--hostname", f"outbound-{node}@%h", "--loglevel", "WARNING"],
         [*celery, "beat", "--schedule", f"/tmp/{BENCH_DB}-beat-{node}", "--loglevel", "WARNING"],

@@ -18,6 +18,7 @@ same split), so a busy ladder never delays a bot's move at a people's table.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Mapping
 
@@ -71,6 +72,16 @@ def batch_priority() -> list[str]:
     where ``chrt`` is missing. (``nice -n 10`` still let a busy ladder triple a person's
     action p99 on two cores: benchmarks/live.py.)"""
     return ["chrt", "--idle", "0"] if shutil.which("chrt") else ["nice", "-n", "19"]
+
+
+def batch_concurrency(cores: int | None = None) -> int:
+    """A batch worker's processes by default (the Procfile's ``BATCH_CONCURRENCY``): one
+    fewer than the machine's cores, and at least one, so that people's work always finds
+    a core of its own. The idle scheduling class (``batch_priority``) gives way to it on a
+    shared core, but not to the cost of sharing it: with the batch worker on both cores of
+    two, a bot's turn at a people's table took twice as long at the median (12 and 27 ms,
+    benchmarks/live.py), every part of it alike, round trips to the database and Python."""
+    return max(1, (cores or os.cpu_count() or 1) - 1)
 
 
 def queues(prefix: str, classes: tuple[str, ...] = CLASSES) -> list[str]:

@@ -33,3 +33,8 @@ def test_settings_route_people_s_work_batch_work_and_webhooks_to_separate_queues
 def test_a_queue_prefix_keeps_sites_sharing_a_broker_apart() -> None:
     assert queues.routes("site-b.")["bots.play_turn"] == {"queue": "site-b.interactive"}
     assert queues.queues("site-b.") == ["site-b.interactive", "site-b.batch", "site-b.outbound"]
+
+
+def test_a_batch_worker_leaves_a_core_to_people_s_work_by_default() -> None:
+    assert [queues.batch_concurrency(cores) for cores in (1, 2, 4, 16)] == [1, 1, 3, 15]
+    assert queues.batch_concurrency() >= 1  # this machine's
