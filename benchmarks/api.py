@@ -21,7 +21,8 @@ clients (processes with keep-alive connections):
    POSTs.
 
 The last line is read by tools:
-``actions_per_s=<n> p50_ms=<n> p99_ms=<n> bare_rw_per_s=<n> ratio=<actions/bare>``
+``actions_per_s=<n> p50_ms=<n> p99_ms=<n> bare_rw_per_s=<n> ratio=<actions/bare>
+bare_p99_ms=<n> p99_ratio=<action p99/bare p99>`` (one line).
 """
 
 from __future__ import annotations
@@ -333,9 +334,11 @@ def main() -> None:
             f"{actions} actions "
             f"in {seconds:.1f} s: {rate:,.0f} actions/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms"
         )
+        bare_p99 = percentile(bare_latencies, 99)
         print(
             f"actions_per_s={rate:.0f} p50_ms={p50:.1f} p99_ms={p99:.1f} "
-            f"bare_rw_per_s={bare:.0f} ratio={rate / bare:.2f}"
+            f"bare_rw_per_s={bare:.0f} ratio={rate / bare:.2f} "
+            f"bare_p99_ms={bare_p99:.1f} p99_ratio={p99 / bare_p99:.2f}"
         )
     finally:
         for server in servers:
