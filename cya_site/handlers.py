@@ -15,21 +15,27 @@ games.api.waits). Every other request keeps a thread of its own, as Django serve
 The URL is resolved once a request: the match found to choose the path is kept in the
 ASGI scope, and Django's own resolution takes it from there. (A profile of long-polls put
 the two resolutions at about 5 % of uvicorn's CPU; benchmarks/wait_cost.py's figures
-before and after were within its noise, 3.7 ms a pushed answer both.)
+before and after were within its noise, 3.7 ms a pushed answer both.) And the match of
+each of the last RESOLVED_PATHS paths is remembered, under the resolver it came from (a
+new URLconf, as tests set, has a resolver of its own): the crowd of benchmarks/live.py
+asks the same few paths again and again, and their resolution was still a tenth of
+uvicorn's CPU there. A match is read, never changed, by what serves the request.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest
-from django.urls import Resolver404, ResolverMatch, resolve
+from django.urls import Resolver404, ResolverMatch, URLResolver, get_resolver, get_urlconf
 
 V = TypeVar("V", bound=Callable[..., Any])
 HOLDS_CONNECTION = "holds_connection"
 RESOLVED = "cya_site.resolved"  # the scope's key for (path, match) found by Handler
+RESOLVED_PATHS = 4096  # the paths whose match is remembered (a crowd asks of a few)
 
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 Send = Callable[[Mapping[str, Any]], Awaitable[None]]
@@ -42,8 +48,15 @@ def holds_connection(view: V) -> V:
 
 
 def _resolved(path: str) -> ResolverMatch | None:
+    """The URLconf's match for ``path`` (None: no page), remembered for the last
+    RESOLVED_PATHS paths under the current resolver."""
+    return _resolved_by(get_resolver(get_urlconf()), path)
+
+
+@lru_cache(maxsize=RESOLVED_PATHS)
+def _resolved_by(resolver: URLResolver, path: str) -> ResolverMatch | None:
     try:
-        return resolve(path)
+        return resolver.resolve(path)
     except Resolver404:
         return None
 

@@ -24,7 +24,9 @@ import weakref
 from typing import TYPE_CHECKING, Any, cast
 
 import redis
+from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest
 from rest_framework.request import Request
@@ -113,7 +115,7 @@ def rate_spent(scope: str, who: str) -> float | None:
 
 def _count(keys: list[tuple[str, int]]) -> list[int]:
     """Add one to each counter (created to expire with its window); their new values."""
-    cache = caches["default"]
+    cache = _counting_cache()
     if isinstance(cache, RedisCache):
         try:
             return _count_in_redis(cache, keys)
@@ -140,6 +142,23 @@ def _count_in_redis(cache: RedisCache, keys: list[tuple[str, int]]) -> list[int]
         pipe.set(full, 0, ex=seconds + 1, nx=True)
         pipe.incr(full)
     return [int(n) for n in pipe.execute()[1::2]]
+
+
+_caches: dict[str, BaseCache] = {}
+
+
+def _counting_cache() -> BaseCache:
+    """The default cache, one object per process for its settings. ``caches["default"]``
+    is one per async context, and under the ASGI server every request is a context of its
+    own: each made a cache object, its client and its Redis client afresh, a fifth of the
+    CPU of a crowd's long-poll (a profile of uvicorn in benchmarks/live.py). Both cache
+    backends the settings use are safe to share between threads (Redis through its
+    connection pool, the local-memory cache under its lock)."""
+    config = repr(settings.CACHES["default"])
+    cache = _caches.get(config)
+    if cache is None:
+        cache = _caches[config] = caches.create_connection("default")
+    return cache
 
 
 _clients: weakref.WeakKeyDictionary[RedisCache, Any] = weakref.WeakKeyDictionary()

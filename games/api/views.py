@@ -236,7 +236,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
         if waiting and state in (Game.Status.OPEN, Game.Status.ACTIVE):
             wait = waits.WaitFor(game_id, seat, after, state, query["timeout"], row)
             setattr(request._request, waits.WAIT_FOR, wait)
-        return Response(WaitResultSerializer(body).data)
+        return Response(body)  # WaitResultSerializer's shape already (waits.wait_answer)
 
     @extend_schema(
         parameters=[EventsQuerySerializer], responses={200: LogEntrySerializer(many=True)}

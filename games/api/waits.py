@@ -44,7 +44,6 @@ from cya_site.handlers import holds_connection
 from games import notify
 from games.api.hub import RESYNC, Hub, Subscriber, existing_hub
 from games.api.hub import join as hub_join
-from games.api.serializers import WaitResultSerializer
 from games.models import Game
 
 P = ParamSpec("P")
@@ -193,7 +192,7 @@ def _answer(wait: WaitFor, row: Row | None) -> dict[str, Any]:
     """The wait's answer: the game as ``row`` found it (None: gone)."""
     if row is None:  # deleted by staff meanwhile
         raise DomainError("not_found", "No such game.", status=404)
-    return dict(WaitResultSerializer(wait_answer(row, wait.seat, wait.after)).data)
+    return wait_answer(row, wait.seat, wait.after)
 
 
 def heard_row(request: HttpRequest) -> Row | None:
@@ -212,8 +211,10 @@ def heard_row(request: HttpRequest) -> Row | None:
 
 
 def wait_answer(row: Row, seat: int | None, after: int) -> dict[str, Any]:
-    """A wait's body (``WaitResultSerializer``) from the game's ``Row``: where it stands,
-    and whose turn it is."""
+    """A wait's body from the game's ``Row``: where it stands, and whose turn it is. It
+    is ``WaitResultSerializer``'s shape already, its values plain, so it is answered as it
+    is: building the serializer for each answer cost a crowd's long-poll a sixth of its
+    CPU (a profile of uvicorn in benchmarks/live.py's crowd)."""
     version, status, to_act = row
     your_turn = status == Game.Status.ACTIVE and seat is not None and to_act == seat
     return {

@@ -1,6 +1,6 @@
 """The ASGI handler (cya_site.handlers): a waiting view served with no thread of its own
 (tests/games/test_waits.py, test_stream.py run it under uvicorn), and every URL resolved
-once a request."""
+once a request, its match remembered for the next."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.urls.resolvers import URLResolver
 
+from cya_site import handlers
 from cya_site.handlers import Handler
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,10 @@ def served(path: str) -> tuple[int, dict[bytes, bytes]]:
 # paths answered without the database: Django's handler closes the connections when a
 # request starts, the test's own among them
 @pytest.mark.parametrize("path", ["/healthz", "/no-such-page/"])
-def test_each_request_resolves_its_url_once(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_url_is_resolved_once_and_its_match_remembered(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handlers._resolved_by.cache_clear()
     resolved: list[str] = []
     real = URLResolver.resolve
 
@@ -57,7 +61,8 @@ def test_each_request_resolves_its_url_once(path: str, monkeypatch: pytest.Monke
     monkeypatch.setattr(URLResolver, "resolve", counted)
 
     status, headers = served(path)
+    again, _ = served(path)
 
-    assert status == (404 if path == "/no-such-page/" else 200)
+    assert status == again == (404 if path == "/no-such-page/" else 200)
     assert b"X-Request-ID" in headers
-    assert resolved == [path]
+    assert resolved == [path]  # the first request's; the second's was remembered

@@ -7,14 +7,17 @@ test straddles the end of a window.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from cya_site import throttling
 from cya_site.throttling import parse_rate
 
 Clients = Callable[[User], APIClient]
@@ -100,3 +103,18 @@ def test_limits_hold_without_redis(
     statuses = [client.get("/api/v1/auth/me/").status_code for _ in range(3)]
 
     assert statuses == [200, 200, 429]
+
+
+def test_requests_served_in_contexts_of_their_own_count_through_one_cache_object() -> None:
+    """Under the ASGI server each request is an async context of its own, for which
+    Django makes a cache object afresh (``caches["default"]``): the counters use one per
+    process, not one (and its Redis client) per request."""
+
+    async def in_a_context_of_its_own() -> object:
+        return await sync_to_async(throttling._counting_cache, thread_sensitive=False)()
+
+    first, second = (async_to_sync(in_a_context_of_its_own)() for _ in range(2))
+
+    assert first is second
+    key = f"test:one-cache:{uuid.uuid4().hex}"
+    assert throttling._count([(key, 60), (key, 60)]) == [1, 2]  # and it counts

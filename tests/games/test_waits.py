@@ -34,6 +34,7 @@ from accounts.services import token_create
 from games import notify, services, store
 from games.api import waits
 from games.api.hub import Subscriber, loop_hub
+from games.api.serializers import WaitResultSerializer
 from games.engine import RuleSet, action_to_json, legal_actions
 from games.models import Game, Seat
 from tests.conftest import ROOT, _test_database_url
@@ -454,3 +455,13 @@ def test_an_anonymous_wait_on_a_followed_game_answers_from_its_announcement_unre
     assert spectator.status_code == person.status_code == 200
     assert spectator.json()["version"] == announced
     assert person.json()["version"] == announced + 5
+
+
+@pytest.mark.parametrize("status", [choice for choice, _ in Game.Status.choices])
+@pytest.mark.parametrize("seat", [None, 0, 2])
+def test_a_wait_s_answer_is_its_schema_s_shape_as_built(status: str, seat: int | None) -> None:
+    """Answered without its serializer (its cost): what it would give is what is built."""
+    for row in ((7, status, 2), (7, status, None)):
+        body = waits.wait_answer(row, seat, after=6)
+        assert WaitResultSerializer(body).data == body
+        assert WaitResultSerializer(data=body).is_valid()
