@@ -113,9 +113,8 @@ def _seatings_sql(*, by_game: bool) -> str:
 
 def turn_control(game_id: int, version: int) -> SeatControl | None:
     """The control of the bot seat to act in the active game at ``version``, with its
-    game, snapshot, account and bot, in one query (a bot's turn at a people's table:
-    each round trip costs it most on a busy machine, bots.persistence.leases); None when
-    it is no bot's turn there."""
+    game, snapshot, account and bot, in one query (a bot's turn at a people's table,
+    once per move); None when it is no bot's turn there."""
     control = (
         SeatControl.objects.select_related("seat__user", "version__bot", "seat__game__snapshot")
         .filter(

@@ -2,11 +2,8 @@
 
 Each statement is one conditional write or a locking read, alike on PostgreSQL and
 SQLite, through the ORM but one: taking a lease that has run out, the common case, is a
-single statement with ``RETURNING`` (``_take_free``), since a bot's turn at a people's
-table takes one per move. Each round trip to the database is a wake-up of two processes,
-and on a machine whose cores the batch workers keep busy each cost a bot's turn about
-1.5 ms more than on an idle one (issue 25, benchmarks/live.py): the four of a
-transaction that reads and writes the row cost a turn a third of its delay.
+single statement with ``RETURNING`` (``_take_free``), not a transaction's four round
+trips, since a bot's turn at a people's table takes one per move (issue 25).
 """
 
 from __future__ import annotations
