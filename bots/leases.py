@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from bots.persistence import leases as lease_rows
 from bots.persistence import locks
+from cya_site import rows
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,40 @@ def fenced(fence: Fence) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def fenced_pipeline(fence: Fence) -> Iterator[None]:
+    """``fenced`` for a block whose statements go in one round trip (a game of built-in
+    seats written whole: games.store.append_all): a run's lease (a ``Held`` as the fence)
+    is checked in the same transaction, before them, and on PostgreSQL in the same round
+    trip (cya_site.rows.pipeline), its answer read once they have run. A run whose lease
+    was taken over raises LeaseLost, whatever the block did or raised, and the
+    transaction, rolled back, writes nothing. The block must not need a statement's
+    row count (a pipeline has none until it syncs)."""
+    if not isinstance(fence, Held):
+        with fenced(fence):
+            yield
+        return
+    lease = (fence.namespace, fence.key, fence.token)
+    with transaction.atomic(), rows.pipeline(), lease_rows.current_sent(*lease) as held:
+        try:
+            yield
+        except Exception as error:  # perhaps a write refused for being stale: it was
+            if _lost(held):  # another run's, which took this one's lease over
+                raise fence.lost() from error
+            raise
+        if not held():
+            raise fence.lost()
+
+
+def _lost(held: Callable[[], bool]) -> bool:
+    """Whether a lease's check, read after its block failed, says it was taken over
+    (False if the failure left it unreadable)."""
+    try:
+        return not held()
+    except DatabaseError:
+        return False
+
+
 class LeaseLost(Exception):
     """A run's lease was taken over (its time ran out while the database was away): it
     must not write what it has done."""
@@ -74,7 +109,12 @@ class Held:
         """Within the transaction of a finishing write: raise LeaseLost unless this run
         still holds the lease, and keep it so until the transaction ends."""
         if not lease_rows.current(self.namespace, self.key, self.token):
-            raise LeaseLost(f"lease {self.namespace}:{self.key} #{self.token} taken over")
+            raise self.lost()
+
+    __call__ = check  # a run's fence (``Fence``): ``fenced_pipeline`` knows it by its type
+
+    def lost(self) -> LeaseLost:
+        return LeaseLost(f"lease {self.namespace}:{self.key} #{self.token} taken over")
 
     def last_check(self) -> None:
         """``check`` for a run whose finishing write is its last (a bot's turn at a

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from bots import decision_log, health, services, webhook
-from bots.leases import Fence, fenced, unfenced
+from bots.leases import Fence, fenced, fenced_pipeline, unfenced
 from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
 from bots.persistence.games import Seating
@@ -170,10 +170,13 @@ def _run_in_memory(
     fence: Fence = unfenced,
 ) -> list[Game]:
     """Every seat of these games is decided here: each game is played whole, then all are
-    written at once (games.services.actions_record_all), ``fence`` checked first."""
+    written at once (games.services.actions_record_all), ``fence`` checked in the same
+    transaction and round trip (bots.leases.fenced_pipeline), which opens once they
+    are played."""
     plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
-    with fenced(fence):
-        return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN)
+    return game_services.actions_record_all(
+        plays, origin=Event.Origin.BUILTIN, within=lambda: fenced_pipeline(fence)
+    )
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:

@@ -72,7 +72,7 @@ def _slice(match_id: int, held: leases.Held, *, attempt: bool) -> str:
         services.match_void(match=match, reason=f"gave up after {MAX_ATTEMPTS} attempts")
         return "voided"
     try:
-        if not runner.run_slice(match, settings.MATCH_SLICE_SECONDS, held.check):
+        if not runner.run_slice(match, settings.MATCH_SLICE_SECONDS, held):
             services.match_attempt_refund(match_id=match_id)
             return SLICED
     except dispatch.TRANSIENT:

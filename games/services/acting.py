@@ -10,6 +10,7 @@ only while it runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from django.db import IntegrityError
@@ -135,20 +136,29 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: Event.
 
 
 def actions_record_all(
-    plays: Sequence[tuple[Game, Callable[[State], int]]], *, origin: Event.Origin
+    plays: Sequence[tuple[Game, Callable[[State], int]]],
+    *,
+    origin: Event.Origin,
+    within: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> list[Game]:
     """``actions_record`` for several games (a match's), written together in one round
     trip (store.append_all) and announced together. If one of them moved on meanwhile,
-    the others are still written and announced, and it refuses for that one."""
+    the others are still written and announced, and it refuses for that one.
+
+    The writes run in ``within()`` (the caller's transaction, say, which checks first
+    that it may still write: bots.leases.fenced_pipeline), entered once every game has
+    been played, so it is open only while they are written; a refusal is raised in it.
+    """
     played = [_play_out(game, choose, origin) for game, choose in plays]
-    written = store.append_all(played)
-    with notify.batch():
+    with within():
+        written = store.append_all(played)
+        with notify.batch():
+            for p, ok in zip(played, written, strict=True):
+                if ok:
+                    announce.after_commit(p.game, p.state)  # no entries: /events/
         for p, ok in zip(played, written, strict=True):
-            if ok:
-                announce.after_commit(p.game, p.state)  # no entries: /events/
-    for p, ok in zip(played, written, strict=True):
-        if not ok:
-            raise checks.moved(p.game)
+            if not ok:
+                raise checks.moved(p.game)
     return [game for game, _ in plays]
 
 
