@@ -2,8 +2,8 @@
 
 Nothing touches the database. Webhook seats get the ladder's treatment through the
 ladder's own functions: the same signed decision body and budget
-(``runner.webhook_decision``, ``webhook.ask``), the same verdict on each answer
-(``runner.judge``), the same clock (``timecontrol.bank_after_answer``/``bank_after_strike``)
+(``verdicts.webhook_decision``, ``webhook.ask``), the same verdict on each answer
+(``verdicts.judge``), the same clock (``timecontrol.bank_after_answer``/``bank_after_strike``)
 and, after ``timecontrol.MAX_STRIKES`` strikes, the runner's autopilot for the rest of the
 game, which ranks the seat last. Built-in seats run their strategy in process, seeded by
 (seed, game, version) as the runner seeds them.
@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from django.utils import timezone
 
-from bots import ratings, runner, timecontrol, webhook
+from bots import ratings, runner, timecontrol, verdicts, webhook
 from bots.strategies import STRATEGIES, decide, strategy
 from games.engine import RuleSet, State, apply, new_game, observe
 
@@ -93,7 +93,7 @@ class GameResult:
 
 
 # Called after each webhook answer: (game number, seat, version, answer, verdict).
-OnAnswer = Callable[[int, int, int, webhook.Answer, runner.Verdict], None]
+OnAnswer = Callable[[int, int, int, webhook.Answer, verdicts.Verdict], None]
 
 
 def handshakes(entrants: Sequence[Entrant], secret: str) -> dict[str, dict[str, object]]:
@@ -174,7 +174,7 @@ class _Table:
         return GameResult(number, seed, decisions, self._results(state))
 
     def _ask(self, number: int, state: State, player: Entrant, record: SeatRecord) -> int:
-        payload, budget_ms = runner.webhook_decision(
+        payload, budget_ms = verdicts.webhook_decision(
             number,
             state,
             decision_ms=self.decision_ms,
@@ -187,7 +187,7 @@ class _Table:
         record.time_bank_ms = timecontrol.bank_after_answer(
             record.time_bank_ms, self.decision_ms, answer.elapsed_ms
         )
-        verdict = runner.judge(state, answer)
+        verdict = verdicts.judge(state, answer)
         if verdict.fault is not None:
             strike = StrikeNote(state.version, verdict.fault, verdict.detail, answer.elapsed_ms)
             record.strikes.append(strike)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from contextlib import nullcontext
+from datetime import timedelta
 from random import Random
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from django.conf import settings
 from django.utils import timezone
@@ -29,15 +29,13 @@ from bots.models import Bot, Match, SeatControl, Strike
 from bots.persistence import games as game_rows
 from bots.persistence.games import Seating
 from bots.strategies import Strategy, decide, strategy
+from bots.verdicts import judge, webhook_decision
 from cya_site.errors import DomainError
-from games import notify, selectors, store
+from games import notify, store
 from games import services as game_services
 from games.engine import (
-    EngineError,
     State,
-    action_from_json,
     action_to_json,
-    apply,
     default_action,
 )
 from games.models import Event, Game
@@ -93,16 +91,17 @@ def run_slice(match: Match, seconds: float, fence: Fence = unfenced) -> bool:
     match over, so this one writes nothing more."""
     began = time.monotonic()
     seatings = game_rows.match_seatings(match.pk)
-    played = False
-    for game in game_rows.match_games(match.pk):
-        if game.status != Game.Status.ACTIVE:
-            continue
-        if played and time.monotonic() - began >= seconds:
-            return False
-        _run(match, game, seatings[game.pk], fence)
-        played = True
-    with fenced(fence):
-        services.match_finish(match=match)
+    games = [g for g in game_rows.match_games(match.pk) if g.status == Game.Status.ACTIVE]
+    # built-in games end in milliseconds: if all are such, their ends are announced at
+    # the slice's end, in one round trip to Redis (an API client waits for its move's)
+    built_in = all(_all_in_process(game, seatings[game.pk]) for game in games)
+    with notify.batch() if built_in else nullcontext():
+        for n, game in enumerate(games):
+            if n and time.monotonic() - began >= seconds:
+                return False
+            _run(match, game, seatings[game.pk], fence)
+        with fenced(fence):
+            services.match_finish(match=match)
     return True
 
 
@@ -180,10 +179,13 @@ def _run_in_memory(
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:
+    """``_pick`` for each seat of a game played in memory (its seeds formatted once)."""
     seats = {n: strategy(_seating_strategy(s)) for n, s in seatings.items()}
+    seeded = f"{match.seed}:{game.pk}:"  # + the version: _pick's seed, the same choices
 
     def choose(state: State) -> int:
-        return _pick(match, game, state, seats[state.to_act])
+        seat = state.to_act
+        return decide(seats[seat], state, seat, Random(seeded + str(state.version)))
 
     return choose
 
@@ -291,47 +293,6 @@ def _ask_webhook(
             health.answered(version)
         _submit(game, state, control, verdict.action, Event.Origin.WEBHOOK, fence)
     decision_log.record(entry)  # once its move is written: a run cut off logs nothing
-
-
-# --- a webhook seat's decision, shared with ``manage.py play`` (pure: no database) ------
-
-
-def webhook_decision(
-    game_id: int, state: State, *, decision_ms: int, time_bank_ms: int, now: datetime
-) -> tuple[dict[str, Any], int]:
-    """The body a webhook seat is sent, and its budget: the per-decision limit plus the bank."""
-    budget_ms = decision_ms + time_bank_ms
-    deadline = now + timedelta(milliseconds=budget_ms)
-    payload = selectors.decision_payload(
-        game_id, state, deadline=deadline, time_bank_ms=time_bank_ms
-    )
-    payload["decision_ms"] = decision_ms
-    return payload, budget_ms
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What a webhook's answer comes to: the action to apply, and the strike if it was bad."""
-
-    action: int
-    fault: str | None = None
-    detail: str = ""
-
-
-def judge(state: State, answer: webhook.Answer) -> Verdict:
-    """The bot's action if it is well-formed and legal; else the safe default and why not."""
-    if answer.fault is not None or answer.action is None:
-        reason = answer.fault or Strike.Reason.MALFORMED
-        return Verdict(default_action(state), reason, answer.detail)
-    try:
-        code = action_from_json(answer.action, state.rules.edition)
-        apply(state, code, seat=state.to_act)
-    except EngineError as error:  # malformed or illegal: the engine's code says which
-        reason = (
-            Strike.Reason.MALFORMED if error.code == "malformed_action" else Strike.Reason.ILLEGAL
-        )
-        return Verdict(default_action(state), reason, f"{error.code}: {error}")
-    return Verdict(code)
 
 
 def _await_client(

@@ -20,7 +20,9 @@ from pytest_django import Settings
 
 from bots import leases, runner, services, tasks
 from bots.models import Match
+from bots.strategies import decide
 from bots.validation import builtin_versions
+from games.engine import State
 from games.models import Game, Playout
 from tests.bots.checks import assert_finished_once, quick, take_over
 from tests.conftest import _test_database_url
@@ -40,20 +42,20 @@ def taken_over_while_choosing(
 ) -> None:
     """At the slice's first choice another run takes the match's lease over (and, if
     ``and_written``, moves the game on, as that run writing it first would)."""
-    pick = runner._pick
+    first = Game.objects.filter(match_game__match=match).order_by("match_game__rotation")[0]
     taken: list[bool] = []
 
-    def pick_taken_over(table: Any, game: Game, *args: Any) -> int:
+    def decide_taken_over(player: Any, state: State, *args: Any) -> int:
         if not taken:
             take_over(leases.LEASE_MATCH, match.pk)
             if and_written:
                 with psycopg.connect(_test_database_url(), autocommit=True) as other:
                     moved_on = "UPDATE games_game SET version = version + 1 WHERE id = %s"
-                    other.execute(moved_on, [game.pk])
+                    other.execute(moved_on, [first.pk])
             taken.append(True)
-        return pick(table, game, *args)
+        return decide(player, state, *args)
 
-    monkeypatch.setattr(runner, "_pick", pick_taken_over)
+    monkeypatch.setattr(runner, "decide", decide_taken_over)
 
 
 def assert_untouched(match: Match) -> None:

@@ -22,7 +22,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from bots import runner, webhook
+from bots import verdicts, webhook
 from games.engine import (
     RuleSet,
     State,
@@ -107,7 +107,7 @@ def _errors(name: str, instance: Any, pointer: str = "") -> list[str]:
 
 def _body(game_id: int, state: State, time_bank_ms: int = 15_000) -> dict[str, Any]:
     """The decision POST body exactly as the runner and ``manage.py play`` send it."""
-    payload, _ = runner.webhook_decision(
+    payload, _ = verdicts.webhook_decision(
         game_id, state, decision_ms=1000, time_bank_ms=time_bank_ms, now=NOW
     )
     body = {"protocol_version": webhook.PROTOCOL_VERSION, "type": "decision", **payload}

@@ -29,6 +29,7 @@ from bots.models import (
     SeatControl,
     Strike,
 )
+from bots.strategies import strategy
 from bots.validation import builtin_versions
 from games import store
 from games.engine import default_action, new_game
@@ -106,6 +107,25 @@ def test_a_match_without_duplicate_deals_plays_one_game(builtins: list[BotVersio
     runner.run_match(match)
     assert_finished_once(match)
     assert MatchGame.objects.filter(match=match).count() == 1
+
+
+def test_a_game_played_in_memory_makes_the_choices_a_game_stepped_seat_by_seat_makes(
+    builtins: list[BotVersion],
+) -> None:
+    # both seed a seat's choice by (match, game, version): a game resumed either way, or
+    # replayed, chooses alike (bots.runner._chooser formats the seeds' common part once)
+    match = services.match_create(versions=builtins, rules=quick(3), seed=SEED)
+    runner.run_match(match)
+
+    for game in Game.objects.filter(match_game__match=match):
+        players = {
+            c.seat.number: strategy(c.version.strategy)
+            for c in SeatControl.objects.filter(seat__game=game).select_related("seat", "version")
+        }
+        for entry, state in states_before(game):
+            if entry.seq > 0:  # the deal is no one's choice
+                chosen = runner._pick(match, game, state, players[state.to_act])
+                assert entry.action_code == chosen, (game.pk, entry.seq)
 
 
 # --- resuming -----------------------------------------------------------------------------

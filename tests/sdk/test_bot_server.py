@@ -13,7 +13,7 @@ from django.utils import timezone
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from bots import runner, webhook
+from bots import verdicts, webhook
 from cya_bot import BotServer
 from games.engine import RuleSet, apply, legal_actions, new_game
 
@@ -49,7 +49,7 @@ def _decision_validator() -> Draft202012Validator:
 
 def _ask(url: str, seed: int = 3, seats: int = 3) -> tuple[webhook.Answer, dict[str, Any]]:
     state = new_game(RuleSet.preset("2021", seats=seats), seed=seed)
-    payload, _ = runner.webhook_decision(
+    payload, _ = verdicts.webhook_decision(
         9, state, decision_ms=1000, time_bank_ms=15_000, now=timezone.now()
     )
     return webhook.ask(url, SECRET, payload, timeout=5), payload
@@ -68,7 +68,7 @@ def test_decide_gets_the_platforms_exact_body_which_matches_the_schema(
     state = new_game(RuleSet.preset("2021", seats=3, advanced={"penny_jar": True}), seed=8)
     validator = _decision_validator()
     for _ in range(30):  # the platform's real POST bodies, over the wire
-        payload, _ = runner.webhook_decision(
+        payload, _ = verdicts.webhook_decision(
             5, state, decision_ms=800, time_bank_ms=900, now=timezone.now()
         )
         answer = webhook.ask(server.url, SECRET, payload, timeout=5)
@@ -78,7 +78,7 @@ def test_decide_gets_the_platforms_exact_body_which_matches_the_schema(
         )
         assert list(validator.iter_errors(body)) == []
         assert answer.action == payload["legal_actions"][-1]
-        state = apply(state, runner.judge(state, answer).action)[0]
+        state = apply(state, verdicts.judge(state, answer).action)[0]
     assert {b["decision_ms"] for b in received} == {800}
 
 
@@ -163,10 +163,10 @@ def test_every_legal_action_it_returns_is_accepted_by_the_engine(
     server = serve(lambda d: d["legal_actions"][len(d["legal_actions"]) // 2])
     state = new_game(RuleSet.preset("2021", seats=2), seed=2)
     for _ in range(20):
-        payload, _ = runner.webhook_decision(
+        payload, _ = verdicts.webhook_decision(
             1, state, decision_ms=1000, time_bank_ms=0, now=timezone.now()
         )
-        verdict = runner.judge(state, webhook.ask(server.url, SECRET, payload, timeout=5))
+        verdict = verdicts.judge(state, webhook.ask(server.url, SECRET, payload, timeout=5))
         assert verdict.fault is None
         assert verdict.action in legal_actions(state)
         state = apply(state, verdict.action)[0]

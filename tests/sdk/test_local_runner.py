@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from bots import runner, webhook
+from bots import verdicts, webhook
 from bots.strategies.duplicate import deal_seeds, interval, rotation
 from cya_bot import local
 from cya_bot.decisions import ILLEGAL, MALFORMED, decision_for
@@ -192,7 +192,7 @@ def test_the_runner_sends_the_very_body_the_platform_sends_a_webhook_bot() -> No
     rng = Random(3)
     while not state.over and state.version < 300:  # a random game can run for thousands
         sdk = decision_for(state, 42, decision_ms=1000, time_bank_ms=15_000)
-        payload, _ = runner.webhook_decision(
+        payload, _ = verdicts.webhook_decision(
             42, state, decision_ms=1000, time_bank_ms=15_000, now=timezone.now()
         )
         platform = json.loads(

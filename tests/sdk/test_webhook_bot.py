@@ -9,7 +9,7 @@ from random import Random
 import httpx
 from django.utils import timezone
 
-from bots import runner, webhook
+from bots import verdicts, webhook
 from games.engine import RuleSet, apply, new_game
 from tests.sdk.conftest import SECRET
 
@@ -31,11 +31,11 @@ def test_it_answers_every_decision_of_a_game_legally_preferring_sets(webhook_bot
     rng = Random(4)
     asked = 0
     while not state.over:
-        payload, budget_ms = runner.webhook_decision(
+        payload, budget_ms = verdicts.webhook_decision(
             1, state, decision_ms=1000, time_bank_ms=15_000, now=timezone.now()
         )
         answer = webhook.ask(webhook_bot, SECRET, payload, timeout=budget_ms / 1000)
-        verdict = runner.judge(state, answer)
+        verdict = verdicts.judge(state, answer)
         assert verdict.fault is None, verdict.detail
         pairs = [a for a in payload["legal_actions"] if a["type"] in ("pair", "pair_discard")]
         assert answer.action == (pairs[0] if pairs else payload["legal_actions"][0])
@@ -43,7 +43,7 @@ def test_it_answers_every_decision_of_a_game_legally_preferring_sets(webhook_bot
         # the bot plays seat 0; a random player takes the other seats' decisions
         if state.to_act != 0:
             legal = payload["legal_actions"]
-            verdict = runner.judge(state, webhook.Answer(rng.choice(legal), None, "", 0))
+            verdict = verdicts.judge(state, webhook.Answer(rng.choice(legal), None, "", 0))
         state = apply(state, verdict.action)[0]
     assert asked > 100
 
@@ -52,7 +52,7 @@ def test_a_request_signed_with_another_secret_gets_401_and_a_strike_reason(
     webhook_bot: str,
 ) -> None:
     state = new_game(RuleSet.preset("2021", seats=4), seed=1)
-    payload, _ = runner.webhook_decision(
+    payload, _ = verdicts.webhook_decision(
         1, state, decision_ms=1000, time_bank_ms=0, now=timezone.now()
     )
     answer = webhook.ask(webhook_bot, "not-the-bots-secret-at-all", payload, timeout=5)

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from bots import local, runner, webhook
+from bots import local, runner, verdicts, webhook
 from cya_site import outbound
 from games.engine import PRESETS, InvalidRules, RuleSet
 from games.engine.simulate import parse_rules
@@ -96,7 +96,7 @@ class Command(BaseCommand):
             self._print_summary(results, entrants)
 
     def _print_answer(
-        self, game: int, seat: int, version: int, answer: webhook.Answer, verdict: runner.Verdict
+        self, game: int, seat: int, version: int, answer: webhook.Answer, verdict: verdicts.Verdict
     ) -> None:
         said = json.dumps(answer.action) if answer.fault is None else answer.fault
         note = f" debug {answer.debug!r}" if answer.debug else ""
