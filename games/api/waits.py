@@ -201,8 +201,9 @@ def heard_row(request: HttpRequest) -> Row | None:
     from it, without reading the game. A person's wait reads it, for their seat; so does
     one on a game no wait or stream of this process follows. A crowd watching a game
     asks again at each of its changes, and the hub heard each: those asks read nothing
-    (benchmarks/wait_cost.py, ``pushed_cpu_ms``). A game deleted meanwhile (by staff) is
-    answered 404 at the wait's end, not at once."""
+    (benchmarks/live.py's crowd). A game deleted meanwhile (by staff) is answered as last
+    announced by a wait that does not wait (``timeout=0``), and 404 at the end of one
+    that does."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return None
