@@ -97,15 +97,7 @@ def test_a_bot_turn_whose_lease_is_taken_over_writes_nothing(alice: User) -> Non
             bots=[BotChoice(1, version=version.pk)],
         )
         games.append(game)
-        if game.to_act == 0:  # the person first
-            state = store.load_state(game)
-            game_services.action_submit(
-                game_id=game.pk,
-                user=alice,
-                action=action_to_json(default_action(state), state.rules.edition),
-                version=game.version,
-            )
-            game.refresh_from_db()
+        game = at_the_bots_turn(game, alice)
         control = SeatControl.objects.get(seat__game=game, seat__number=1)
 
         assert tasks.play_turn(game.pk, game.version) == "lease lost"
@@ -116,20 +108,26 @@ def test_a_bot_turn_whose_lease_is_taken_over_writes_nothing(alice: User) -> Non
     assert len(server.decisions()) == 1  # it was asked, and its answer was dropped
 
 
-def builtin_table(alice: User) -> Game:
-    """A table of ``alice`` and a built-in, at the built-in's turn."""
-    rules = RuleSet.preset("2021", seats=2, ending="quick")
-    game = game_services.game_create(by=alice, rules=rules, bots=[BotChoice(1, "greedy")])
-    if game.to_act == 0:  # the person first
+def at_the_bots_turn(game: Game, person: User) -> Game:
+    """``game`` of ``person`` and a bot in seat 1, the person's first move played if the
+    deal made them first: at the bot's turn."""
+    if game.to_act == 0:
         state = store.load_state(game)
         game_services.action_submit(
             game_id=game.pk,
-            user=alice,
+            user=person,
             action=action_to_json(default_action(state), state.rules.edition),
             version=game.version,
         )
         game.refresh_from_db()
     return game
+
+
+def builtin_table(alice: User) -> Game:
+    """A table of ``alice`` and a built-in, at the built-in's turn."""
+    rules = RuleSet.preset("2021", seats=2, ending="quick")
+    game = game_services.game_create(by=alice, rules=rules, bots=[BotChoice(1, "greedy")])
+    return at_the_bots_turn(game, alice)
 
 
 def test_a_builtins_turn_whose_lease_is_taken_over_writes_nothing(
