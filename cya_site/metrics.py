@@ -41,6 +41,12 @@ REQUEST_SECONDS = Histogram(
     "Time from a request reaching Django to its response being ready, by route pattern.",
     ["method", "route", "status"],
 )
+LEAN_ANSWERS = Counter(
+    "cya_lean_answers_total",
+    "Requests answered on the event loop without Django's middleware or DRF (cya_site.lean),"
+    " by route pattern; they count in the request latency histogram too.",
+    ["route"],
+)
 
 # --- games ----------------------------------------------------------------------------
 ACTIONS_SUBMITTED = Counter(

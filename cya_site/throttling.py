@@ -18,17 +18,22 @@ through (a warning is logged), so an outage of Redis costs the limits, not the s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import redis
+import redis.asyncio as aioredis
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest
+from django.http.request import HttpHeaders
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -37,6 +42,8 @@ if TYPE_CHECKING:  # rest_framework.views imports this module (through its setti
     from rest_framework.views import APIView
 
 log = logging.getLogger(__name__)
+COUNTED = "cya_site.counted"  # an ASGI scope's key: the verdict of a lean answer's count
+_UNCOUNTED = object()
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -53,8 +60,13 @@ class RequestRateThrottle(BaseThrottle):
         self._wait: float | None = None
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        """Count this request against each limit; refuse it if any is spent."""
-        rates = api_settings.DEFAULT_THROTTLE_RATES
+        """Count this request against each limit; refuse it if any is spent. A request
+        a lean answer counted already (``COUNTED`` in its ASGI scope, cya_site.lean)
+        is not counted again: its verdict stands."""
+        counted = getattr(request._request, "scope", {}).get(COUNTED, _UNCOUNTED)
+        if counted is not _UNCOUNTED:
+            self._wait = counted
+            return counted is None
         user = request.user
         if user is not None and user.is_authenticated:
             client, limits = f"user:{user.pk}", ["user"]
@@ -63,32 +75,101 @@ class RequestRateThrottle(BaseThrottle):
         scope = getattr(view, "throttle_scope", None)
         if scope:
             limits.append(scope)
-        now = time.time()
-        windows = []
-        for name in limits:
-            rate = rates.get(name)
-            if rate is None:
-                continue
-            allowed, seconds = parse_rate(str(rate))
-            window = int(now // seconds)
-            windows.append((f"throttle:{name}:{client}:{window}", allowed, seconds, window))
-        counts = _count([(key, seconds) for key, _, seconds, _ in windows])
-        over = [
-            (window + 1) * seconds - now
-            for (_, allowed, seconds, window), count in zip(windows, counts, strict=True)
-            if count > allowed
-        ]
-        self._wait = max(over) if over else None
-        return not over
+        windows = _windows(client, limits, time.time())
+        self._wait = _spent(windows, _count([(w.key, w.seconds) for w in windows]))
+        return self._wait is None
 
     def wait(self) -> float | None:
         """Seconds until every spent limit's window has ended (for Retry-After)."""
         return self._wait
 
 
+class _Window(NamedTuple):
+    """One limit's counter for the current window, and when that window ends."""
+
+    key: str
+    allowed: int
+    seconds: int
+    ends: float
+
+
+def _windows(client: str, limits: list[str], now: float) -> list[_Window]:
+    """The counters of ``limits`` (rate names) that ``client`` counts against now."""
+    rates = api_settings.DEFAULT_THROTTLE_RATES
+    windows = []
+    for name in limits:
+        rate = rates.get(name)
+        if rate is None:
+            continue
+        allowed, seconds = parse_rate(str(rate))
+        window = int(now // seconds)
+        key = f"throttle:{name}:{client}:{window}"
+        windows.append(_Window(key, allowed, seconds, (window + 1) * seconds))
+    return windows
+
+
+def _spent(windows: list[_Window], counts: list[int]) -> float | None:
+    """None while every counter is within its limit, else the seconds until every spent
+    limit's window has ended."""
+    now = time.time()
+    over = [w.ends - now for w, count in zip(windows, counts, strict=True) if count > w.allowed]
+    return max(over) if over else None
+
+
+async def anonymous_spent(address: str, scope: str) -> float | None:
+    """``RequestRateThrottle``'s verdict on the event loop, for an anonymous request from
+    ``address`` to an endpoint of ``scope``, counted on the same counters: None while
+    allowed, else the seconds until the windows end. Redis is asked asynchronously, in
+    one round trip (cya_site.lean's answers)."""
+    windows = _windows(f"ip:{address}", ["anon", scope], time.time())
+    keys = [(w.key, w.seconds) for w in windows]
+    cache = _counting_cache()
+    if not isinstance(cache, RedisCache):
+        return _spent(windows, _count(keys))  # in this process's memory: nothing to wait on
+    try:
+        pipe = _loop_client(cache).pipeline(transaction=False)
+        for key, seconds in keys:
+            full = cache.make_and_validate_key(key)
+            pipe.set(full, 0, ex=seconds + 1, nx=True)
+            pipe.incr(full)
+        counts = [int(n) for n in (await pipe.execute())[1::2]]
+    except (redis.RedisError, OSError) as error:  # fail open, as ``_count``
+        log.warning("request rates not counted (%s)", error)
+        return None
+    return _spent(windows, counts)
+
+
+_loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _loop_client(cache: RedisCache) -> aioredis.Redis:
+    """The event loop's asynchronous client of the cache's Redis, with its timeouts."""
+    loop = asyncio.get_running_loop()
+    client = _loop_clients.get(loop)
+    if client is None:
+        config = settings.CACHES["default"]
+        location = config["LOCATION"]
+        url = location[0] if isinstance(location, list | tuple) else location
+        options = config.get("OPTIONS", {})
+        timeouts = {
+            k: options[k] for k in ("socket_connect_timeout", "socket_timeout") if k in options
+        }
+        client = _loop_clients[loop] = aioredis.Redis.from_url(url, **timeouts)
+    return client
+
+
 def client_address(request: HttpRequest) -> str:
     """The client's address as every limit sees it: the peer, or with ``NUM_PROXIES``
     trusted proxies in front, the address they forwarded (DRF's ``get_ident``)."""
+    return BaseThrottle().get_ident(cast(Request, request))
+
+
+def address_from(meta: Mapping[str, Any]) -> str:
+    """``client_address`` from a request's META alone (``REMOTE_ADDR`` and
+    ``HTTP_X_FORWARDED_FOR`` are what DRF reads)."""
+    request = SimpleNamespace(META=meta, headers=HttpHeaders(meta))
     return BaseThrottle().get_ident(cast(Request, request))
 
 
@@ -103,14 +184,8 @@ def rate_spent(scope: str, who: str) -> float | None:
     """Count one more against the API's ``scope`` rate for ``who`` (a client, or the
     address a mail goes to), on the same counters as the API: None while allowed, else
     the seconds until the window ends."""
-    rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
-    if rate is None:
-        return None
-    allowed, seconds = parse_rate(str(rate))
-    now = time.time()
-    window = int(now // seconds)
-    (count,) = _count([(f"throttle:{scope}:{who}:{window}", seconds)])
-    return (window + 1) * seconds - now if count > allowed else None
+    windows = _windows(who, [scope], time.time())
+    return _spent(windows, _count([(w.key, w.seconds) for w in windows]))
 
 
 def _count(keys: list[tuple[str, int]]) -> list[int]:

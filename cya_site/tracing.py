@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NamedTuple
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -147,47 +147,87 @@ class RequestMiddleware:
 
     @staticmethod
     def _begin(request: HttpRequest) -> tuple[float, Callable[[], None]]:
-        request_id = sane(request.META.get(_META_KEY)) or new_id()
-        request.request_id = request_id  # type: ignore[attr-defined]
-        spent: list[float] = [0.0, 0]
-        request.db_time = spent  # type: ignore[attr-defined]
-        timing = _db_time.set(spent)
-        unbind = bind(request_id)
-
-        def reset() -> None:
-            unbind()
-            _db_time.reset(timing)
-
-        return time.perf_counter(), reset
+        began = begin(request.META.get(_META_KEY))
+        request.request_id = began.request_id  # type: ignore[attr-defined]
+        request.db_time = began.db_time  # type: ignore[attr-defined]
+        return began.started, began.reset
 
     @staticmethod
     def _end(request: HttpRequest, response: HttpResponseBase, started: float) -> HttpResponseBase:
-        seconds = time.perf_counter() - started
         request_id: str = request.request_id  # type: ignore[attr-defined]
         response[HEADER] = request_id
-        db_seconds, queries = request.db_time  # type: ignore[attr-defined]
-        app, db = f"app;dur={seconds * 1000:.1f}", f"db;dur={db_seconds * 1000:.1f}"
-        response[TIMING_HEADER] = f'{app}, {db};desc="{queries:.0f} queries"'
-        route = route_of(request)
-        metrics.observe_request(request.method or "", route, response.status_code, seconds)
-        if access_log.isEnabledFor(logging.INFO):
-            access_log.info(
-                "%s %s %s",
-                request.method,
-                route,
-                response.status_code,
-                extra={
-                    "request_id": request_id,
-                    "method": request.method,
-                    "route": route,
-                    "status": response.status_code,
-                    "user": _user_of(request),
-                    "duration_ms": round(seconds * 1000, 3),
-                    "db_ms": round(db_seconds * 1000, 3),
-                    "queries": int(queries),
-                },
-            )
+        response[TIMING_HEADER] = finished(
+            Finished(request.method or "", route_of(request), response.status_code),
+            started,
+            request_id,
+            _user_of(request),
+            request.db_time,  # type: ignore[attr-defined]
+        )
         return response
+
+
+class Began(NamedTuple):
+    """A request under way: its id, when it came, its database time so far ([seconds,
+    queries]), and the function that restores the context when it is answered."""
+
+    request_id: str
+    started: float
+    db_time: list[float]
+    reset: Callable[[], None]
+
+
+def begin(client_id: str | None) -> Began:
+    """Start timing a request that came with ``client_id`` in ``X-Request-ID`` (kept when
+    sane, else a new id), its id and database time made the context's."""
+    request_id = sane(client_id) or new_id()
+    spent: list[float] = [0.0, 0]
+    timing = _db_time.set(spent)
+    unbind = bind(request_id)
+
+    def reset() -> None:
+        unbind()
+        _db_time.reset(timing)
+
+    return Began(request_id, time.perf_counter(), spent, reset)
+
+
+class Finished(NamedTuple):
+    """What one answered request's access line and latency sample are labelled with."""
+
+    method: str
+    route: str
+    status: int
+
+
+def finished(
+    answer: Finished, started: float, request_id: str, user: int | None, db_time: list[float]
+) -> str:
+    """Log the access line of a request answered now (``started``: its
+    ``time.perf_counter()`` on arrival; ``db_time``: its [seconds, queries] in the
+    database) and observe its latency; the value of its ``Server-Timing`` header.
+    ``RequestMiddleware`` and the lean answers (cya_site.lean) both end here."""
+    seconds = time.perf_counter() - started
+    db_seconds, queries = db_time
+    app, db = f"app;dur={seconds * 1000:.1f}", f"db;dur={db_seconds * 1000:.1f}"
+    metrics.observe_request(answer.method, answer.route, answer.status, seconds)
+    if access_log.isEnabledFor(logging.INFO):
+        access_log.info(
+            "%s %s %s",
+            answer.method,
+            answer.route,
+            answer.status,
+            extra={
+                "request_id": request_id,
+                "method": answer.method,
+                "route": answer.route,
+                "status": answer.status,
+                "user": user,
+                "duration_ms": round(seconds * 1000, 3),
+                "db_ms": round(db_seconds * 1000, 3),
+                "queries": int(queries),
+            },
+        )
+    return f'{app}, {db};desc="{queries:.0f} queries"'
 
 
 class RequestContext(logging.Filter):

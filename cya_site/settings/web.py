@@ -66,6 +66,9 @@ WAITS_PER_PROCESS = env_int("WAITS_PER_PROCESS", 4000, minimum=1)
 # The WSGI server answers a wait 421 wait_needs_asgi instead of holding a thread for it;
 # true lets it wait (the tests' live server; never in production).
 WAITS_ON_WSGI = env_bool("WAITS_ON_WSGI", False)
+# Under the ASGI server, an anonymous long-poll on a game the process follows is answered
+# on the event loop without Django's middleware or DRF (cya_site.lean); false: never.
+LEAN_ANSWERS = env_bool("LEAN_ANSWERS", True)
 STREAM_KEEPALIVE_SECONDS = env_int("STREAM_KEEPALIVE_SECONDS", 10, minimum=1)
 
 # benchmarks/api.py's bare read/write endpoint (cya_site/bench.py); never on in production

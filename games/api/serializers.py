@@ -17,6 +17,7 @@ from games.models import Event, Game, Round, Seat
 from games.seating import BotChoice
 
 MAX_WAIT_SECONDS = 30
+DEFAULT_WAIT_SECONDS = 25
 
 
 class BotSeatInputSerializer(StrictInputSerializer):
@@ -175,7 +176,10 @@ class AbortInputSerializer(StrictInputSerializer):
 class WaitQuerySerializer(StrictInputSerializer):
     after = serializers.IntegerField(min_value=0, help_text="The version the caller has seen")
     timeout = serializers.FloatField(
-        min_value=0, max_value=MAX_WAIT_SECONDS, default=25, help_text="Seconds to wait at most"
+        min_value=0,
+        max_value=MAX_WAIT_SECONDS,
+        default=DEFAULT_WAIT_SECONDS,
+        help_text="Seconds to wait at most",
     )
 
 

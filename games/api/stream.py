@@ -46,11 +46,12 @@ from accounts.models import User
 from cya_site import metrics
 from cya_site.errors import DomainError, render_error
 from cya_site.handlers import holds_connection
+from cya_site.throttling import client_address
 from games import feed, notify, selectors, store
 from games.api.hub import RESYNC, Subscriber, loop_hub
 from games.api.hub import join as hub_join
 from games.api.serializers import StreamQuerySerializer
-from games.api.waits import Place, admit, client_address, needs_asgi, refusal
+from games.api.waits import Place, admit, needs_asgi, refusal
 from games.models import Game, Seat
 
 ENDED = frozenset({Game.Status.FINISHED, Game.Status.ABORTED})

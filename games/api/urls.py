@@ -1,6 +1,8 @@
 from django.urls import path
 
+from cya_site.lean import lean
 from cya_site.routes import Router
+from games.api.lean_waits import anonymous_wait
 from games.api.stream import game_stream
 from games.api.views import GameViewSet
 from games.api.waits import game_wait
@@ -15,7 +17,8 @@ _wait_action = GameViewSet.as_view(
 
 urlpatterns = [
     path("games/<id:pk>/stream/", game_stream, name="game-stream"),
-    # before the router's: the wait waits on the event loop, in front of the DRF action
-    path("games/<id:pk>/wait/", game_wait(_wait_action)),
+    # before the router's: the wait waits on the event loop, in front of the DRF action,
+    # and a crowd's anonymous wait is answered there without it (games.api.lean_waits)
+    path("games/<id:pk>/wait/", lean(anonymous_wait)(game_wait(_wait_action))),
     *router.urls,
 ]

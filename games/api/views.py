@@ -229,12 +229,8 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet[G
             row = (game.version, game.status, game.to_act)
         else:  # an anonymous wait on a game this process follows: what it last heard
             seat, game_id = None, int(pk)
-        after = query["after"]
-        body = waits.wait_answer(row, seat, after)
-        version, state = row[0], row[1]
-        waiting = version <= after and not body["your_turn"] and query["timeout"] > 0
-        if waiting and state in (Game.Status.OPEN, Game.Status.ACTIVE):
-            wait = waits.WaitFor(game_id, seat, after, state, query["timeout"], row)
+        body, wait = waits.waiting(game_id, seat, row, query["after"], query["timeout"])
+        if wait is not None:
             setattr(request._request, waits.WAIT_FOR, wait)
         return Response(body)  # WaitResultSerializer's shape already (waits.wait_answer)
 

@@ -27,7 +27,7 @@ import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple, ParamSpec, TypeVar, cast
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -35,12 +35,11 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import BaseThrottle
 
 from cya_site.errors import DomainError, render_error
 from cya_site.handlers import holds_connection
+from cya_site.throttling import client_address
 from games import notify
 from games.api.hub import RESYNC, Hub, Subscriber, existing_hub
 from games.api.hub import join as hub_join
@@ -81,11 +80,6 @@ class _Open:
 
 
 _open = _Open()
-
-
-def client_address(request: HttpRequest) -> str:
-    """The client's address as the throttles tell it (``NUM_PROXIES``)."""
-    return str(BaseThrottle().get_ident(cast(Request, request)))
 
 
 class Place:
@@ -188,7 +182,7 @@ def _row_now(game_id: int) -> Row | None:
 _row = off_loop(_row_now)
 
 
-def _answer(wait: WaitFor, row: Row | None) -> dict[str, Any]:
+def answer(wait: WaitFor, row: Row | None) -> dict[str, Any]:
     """The wait's answer: the game as ``row`` found it (None: gone)."""
     if row is None:  # deleted by staff meanwhile
         raise DomainError("not_found", "No such game.", status=404)
@@ -207,8 +201,31 @@ def heard_row(request: HttpRequest) -> Row | None:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return None
-    heard: Row | None = getattr(request, HEARD, None)
-    return heard
+    row: Row | None = getattr(request, HEARD, None)
+    return row
+
+
+def waiting(
+    game_id: int, seat: int | None, row: Row, after: int, timeout: float
+) -> tuple[dict[str, Any], WaitFor | None]:
+    """A wait's answer as the game stands (``row``), and what to wait for, if anything:
+    nothing when it has passed ``after`` already, it is ``seat``'s turn, the game is
+    over, or ``timeout`` is 0. The DRF action and the lean answer both decide here."""
+    body = wait_answer(row, seat, after)
+    version, state = row[0], row[1]
+    alive = state in (Game.Status.OPEN, Game.Status.ACTIVE)
+    if version <= after and not body["your_turn"] and timeout > 0 and alive:
+        return body, WaitFor(game_id, seat, after, state, timeout, row)
+    return body, None
+
+
+def heard(hub: Hub, channel: str) -> Row | None:
+    """The game's ``Row`` as last announced on ``channel`` to ``hub`` (``last_heard``)."""
+    data = hub.last_heard(channel)
+    if data is None:
+        return None
+    pushed = notify.message(data)
+    return pushed.version, pushed.status, pushed.to_act
 
 
 def wait_answer(row: Row, seat: int | None, after: int) -> dict[str, Any]:
@@ -241,10 +258,9 @@ def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
         hub = existing_hub() if asgi else None
         channel = notify.channel(pk)
         mark = None if hub is None else hub.mark(channel)  # before the action reads
-        heard = None if hub is None else hub.last_heard(channel)
-        if heard is not None:
-            pushed = notify.message(heard)
-            setattr(request, HEARD, (pushed.version, pushed.status, pushed.to_act))
+        row = None if hub is None else heard(hub, channel)
+        if row is not None:
+            setattr(request, HEARD, row)
         # under a WSGI server (tests' client, the development server) in the request's
         # own thread, where its database connection (and a test's transaction) lives
         response = await sync_to_async(action, thread_sensitive=not asgi)(request, pk=pk)
@@ -256,10 +272,10 @@ def game_wait(action: Callable[..., HttpResponseBase]) -> Callable[..., Any]:
         try:
             with admitted(client_address(request), account_of(request)):
                 if asgi:
-                    row = await _until_changed(wait, (hub, mark))
+                    row = await until_changed(wait, (hub, mark))
                 else:  # holding this thread (WAITS_ON_WSGI: the tests' live server only)
                     row = await sync_to_async(_blocking_wait, thread_sensitive=True)(wait)
-            response.data = _answer(wait, row)  # rendered once this returns (Django's handler)
+            response.data = answer(wait, row)  # rendered once this returns (Django's handler)
         except DomainError as error:
             return refusal(error)
         return response
@@ -279,7 +295,7 @@ def needs_asgi(request: HttpRequest) -> DomainError:
 
 
 def _blocking_wait(wait: WaitFor) -> Row | None:
-    """``_until_changed`` for a WSGI server: blocking its thread (games.notify)."""
+    """``until_changed`` for a WSGI server: blocking its thread (games.notify)."""
     rows: list[Row | None] = []
 
     def changed() -> bool:
@@ -291,7 +307,7 @@ def _blocking_wait(wait: WaitFor) -> Row | None:
     return _row_now(wait.game_id)
 
 
-async def _until_changed(wait: WaitFor, marked: tuple[Hub | None, int | None]) -> Row | None:
+async def until_changed(wait: WaitFor, marked: tuple[Hub | None, int | None]) -> Row | None:
     """The game's ``Row`` once it passes ``wait.after`` or leaves ``wait.status``, or at the
     timeout (None: it is gone). Subscribed to the game's channel through the loop's hub
     with Redis; polling the row otherwise (or once Redis cannot be reached).

@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, cast
 
 import httpx
@@ -53,17 +54,28 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def wait_server(django_db_setup: None) -> Iterator[str]:
     """uvicorn with small caps, with Redis."""
+    caps = {
+        "WAITS_PER_ADDRESS": str(PER_ADDRESS),
+        "WAITS_PER_ACCOUNT": str(PER_ACCOUNT),
+        "WAITS_PER_PROCESS": str(PER_PROCESS),
+    }
+    with uvicorn_serving(caps) as base:
+        yield base
+
+
+@contextmanager
+def uvicorn_serving(settings: dict[str, str]) -> Iterator[str]:
+    """A uvicorn process serving the ASGI application against the test database, with
+    ``settings`` (environment variables) and Redis, behind one trusted proxy; its base URL."""
     port = _free_port()
     env = {
         **os.environ,
         "DATABASE_URL": _test_database_url(),
         "DJANGO_SETTINGS_MODULE": "cya_site.settings",
-        "WAITS_PER_ADDRESS": str(PER_ADDRESS),
-        "WAITS_PER_ACCOUNT": str(PER_ACCOUNT),
-        "WAITS_PER_PROCESS": str(PER_PROCESS),
         "NUM_PROXIES": "1",
         "THROTTLE_ANON": "100000/min",
         "PGAPPNAME": APP_NAME,  # its database sessions, to see them gone (below)
+        **settings,
     }
     command = [
         sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
@@ -371,7 +383,7 @@ def test_a_wait_on_a_game_its_hub_heard_nothing_of_reads_no_row_and_answers_the_
         assert await hub.join(other)
         try:
             mark = hub.mark(notify.channel(game.pk))  # the view marks, the action reads
-            waiting = asyncio.create_task(waits._until_changed(_wait_for(game), (hub, mark)))
+            waiting = asyncio.create_task(waits.until_changed(_wait_for(game), (hub, mark)))
             await asyncio.sleep(0.2)
             await asyncio.to_thread(
                 services.action_submit,
@@ -410,7 +422,7 @@ def test_a_wait_whose_game_was_announced_since_the_mark_reads_the_row_again(
             )  # fmt: skip
             await asyncio.wait_for(other.queue.get(), 10)  # the hub has heard of it
             # at once: not at the wait's timeout (10 s), as it would without the read
-            answer = waits._until_changed(_wait_for(game), (hub, mark))
+            answer = waits.until_changed(_wait_for(game), (hub, mark))
             return await asyncio.wait_for(answer, 3)
         finally:
             await hub.leave(other)
