@@ -4,11 +4,19 @@ A stream (games.api.stream) joins the hub with the channels of its game; the hub
 reader hands each message to the queues of the streams that want it. A slow stream's
 queue is emptied and told to catch up (``RESYNC``), and a broken Redis connection tells
 every stream to catch up from the database and join a new hub.
+
+A channel stays subscribed for ``LINGER_SECONDS`` after its last wait or stream leaves:
+a crowd of long-polls on a game is answered all at once at each change and asks again at
+once, and found the hub closed and its game forgotten, so each asked through Django and
+the database, and a new hub connected to Redis again (benchmarks/wait_cost.py). A
+lingering channel is still followed (``mark``, ``last_heard``); the hub unsubscribes it
+after that quiet, and closes when nothing is left.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import weakref
 from collections import defaultdict
@@ -16,6 +24,7 @@ from collections import defaultdict
 import redis.asyncio as aioredis
 from django.conf import settings
 
+LINGER_SECONDS = 30.0  # past the longest wait's timeout (games.api.serializers)
 QUEUE_SIZE = 256  # lines waiting for a slow client; beyond it, the stream catches up instead
 RESYNC = b""  # a queue item: compare with the database and catch up
 
@@ -48,6 +57,9 @@ class Hub:
         # a message comes on it: see ``mark``; and its last message, with its tick
         self.ticks: dict[str, int] = {}
         self.last: dict[str, tuple[int, bytes]] = {}
+        # per subscribed channel nobody follows now, when its last follower left
+        self.idle: dict[str, float] = {}
+        self.reaper: asyncio.Task[None] | None = None
         self._clock = itertools.count(1)
         self.reader: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()  # one subscription change at a time
@@ -67,9 +79,10 @@ class Hub:
         async with self.lock:
             if self.closed:
                 return False
-            new = [c for c in subscriber.channels if not self.subscribers.get(c)]
+            new = [c for c in subscriber.channels if c not in self.ticks]
             for name in subscriber.channels:
                 self.subscribers[name].add(subscriber)
+                self.idle.pop(name, None)
             try:
                 if new:
                     await self.pubsub.subscribe(*new)
@@ -83,19 +96,20 @@ class Hub:
             return True
 
     async def leave(self, subscriber: Subscriber) -> None:
-        """Drop the stream's channels; the last stream out closes the connection."""
+        """Drop the stream's channels: those it was the last to follow linger (see the
+        module docstring); a broken hub closes with its last stream."""
         async with self.lock:
             if self.closed:
                 return
-            gone = self._drop(subscriber)
-            if not self.subscribers:
+            self._drop(subscriber)
+            if self.broken and not self.subscribers:
                 await self._close()
-            elif gone and not self.broken:
-                await self.pubsub.unsubscribe(*gone)
+            elif self.idle and (self.reaper is None or self.reaper.done()):
+                self.reaper = asyncio.create_task(self._reap())
 
-    def _drop(self, subscriber: Subscriber) -> list[str]:
-        """Forget the stream; the channels no stream wants any more."""
-        gone = []
+    def _drop(self, subscriber: Subscriber) -> None:
+        """Forget the stream; a subscribed channel no stream wants any more lingers."""
+        now = asyncio.get_running_loop().time()
         for name in subscriber.channels:
             members = self.subscribers.get(name)
             if members is None:
@@ -103,10 +117,33 @@ class Hub:
             members.discard(subscriber)
             if not members:
                 del self.subscribers[name]
-                self.ticks.pop(name, None)
-                self.last.pop(name, None)
-                gone.append(name)
-        return gone
+                if name in self.ticks:
+                    self.idle[name] = now
+
+    async def _reap(self) -> None:
+        """Unsubscribe the channels quiet for ``LINGER_SECONDS``; close the hub once
+        nothing is left."""
+        loop = asyncio.get_running_loop()
+        while True:
+            async with self.lock:
+                if self.closed:
+                    return
+                now = loop.time()
+                over = [c for c, left in self.idle.items() if now - left >= LINGER_SECONDS]
+                for name in over:
+                    del self.idle[name]
+                    self.ticks.pop(name, None)
+                    self.last.pop(name, None)
+                if not self.subscribers and not self.idle:
+                    await self._close()
+                    return
+                if over and not self.broken:
+                    with contextlib.suppress(aioredis.RedisError):  # the reader sees it
+                        await self.pubsub.unsubscribe(*over)
+                if not self.idle:
+                    return
+                wake = min(self.idle.values()) + LINGER_SECONDS
+            await asyncio.sleep(max(wake - loop.time(), 0.01))
 
     def mark(self, channel: str) -> int | None:
         """Where ``channel`` stands in this hub now: None unless it is subscribed, with the
@@ -149,12 +186,20 @@ class Hub:
             for subscriber in {s for subs in self.subscribers.values() for s in subs}:
                 subscriber.deliver(RESYNC)
 
+    async def close(self) -> None:
+        """Close now, lingering channels and all (its event loop is ending)."""
+        async with self.lock:
+            if not self.closed:
+                await self._close()
+
     async def _close(self) -> None:
         self.closed = True
         if _hubs.get(asyncio.get_running_loop()) is self:
             del _hubs[asyncio.get_running_loop()]
         if self.reader is not None:
             self.reader.cancel()
+        if self.reaper is not None and self.reaper is not asyncio.current_task():
+            self.reaper.cancel()
         try:
             await self.pubsub.aclose()  # type: ignore[no-untyped-call]
             await self.client.aclose()

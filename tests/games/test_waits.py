@@ -34,7 +34,7 @@ from accounts.models import User
 from accounts.services import token_create
 from games import notify, services, store
 from games.api import waits
-from games.api.hub import Subscriber, loop_hub
+from games.api.hub import Subscriber, existing_hub, loop_hub
 from games.api.serializers import WaitResultSerializer
 from games.engine import RuleSet, action_to_json, legal_actions
 from games.models import Game, Seat
@@ -350,6 +350,9 @@ def _on_one_thread(scenario: Callable[[], Awaitable[waits.Row | None]]) -> waits
         try:
             return await scenario()
         finally:
+            hub = existing_hub()
+            if hub is not None:  # its channels linger past the scenario
+                await hub.close()
             await loop.run_in_executor(None, connections.close_all)
 
     return asyncio.run(closing())
