@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # rest_framework.views imports this module (through its setti
 log = logging.getLogger(__name__)
 COUNTED = "cya_site.counted"  # an ASGI scope's key: the verdict of a lean answer's count
 _UNCOUNTED = object()
+LOOP_CONNECTIONS = 16  # Redis connections of one event loop's counting (``anonymous_spent``)
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -145,7 +146,10 @@ _loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Red
 
 
 def _loop_client(cache: RedisCache) -> aioredis.Redis:
-    """The event loop's asynchronous client of the cache's Redis, with its timeouts."""
+    """The event loop's asynchronous client of the cache's Redis, with its timeouts. Its
+    pool holds at most ``LOOP_CONNECTIONS`` connections, and a count waits its turn for
+    one (up to the socket timeout): a crowd of two hundred long-polls asking at once
+    overran redis-py's default pool of a hundred, and went uncounted."""
     loop = asyncio.get_running_loop()
     client = _loop_clients.get(loop)
     if client is None:
@@ -156,7 +160,13 @@ def _loop_client(cache: RedisCache) -> aioredis.Redis:
         timeouts = {
             k: options[k] for k in ("socket_connect_timeout", "socket_timeout") if k in options
         }
-        client = _loop_clients[loop] = aioredis.Redis.from_url(url, **timeouts)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=LOOP_CONNECTIONS,
+            timeout=timeouts.get("socket_timeout", 1),
+            **timeouts,
+        )
+        client = _loop_clients[loop] = aioredis.Redis(connection_pool=pool)
     return client
 
 

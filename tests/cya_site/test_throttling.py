@@ -7,6 +7,8 @@ test straddles the end of a window.
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -118,3 +120,27 @@ def test_requests_served_in_contexts_of_their_own_count_through_one_cache_object
     assert first is second
     key = f"test:one-cache:{uuid.uuid4().hex}"
     assert throttling._count([(key, 60), (key, 60)]) == [1, 2]  # and it counts
+
+
+def test_a_crowd_counted_on_the_event_loop_at_once_is_counted_whole(settings: Settings) -> None:
+    """A lean answer counts on the event loop (``anonymous_spent``): two hundred and fifty
+    at once, past the Redis connections of the loop's pool, each wait their turn and are
+    all counted, on the counters the API's own limits use; past the rate, refused."""
+    rates(settings, anon="100000/hour", wait="240/hour")
+    address = f"10.9.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
+
+    async def crowd() -> list[float | None]:
+        try:
+            return await asyncio.gather(
+                *(throttling.anonymous_spent(address, "wait") for _ in range(250))
+            )
+        finally:
+            pool = throttling._loop_clients[asyncio.get_running_loop()].connection_pool
+            await pool.disconnect()
+
+    verdicts = asyncio.run(crowd())
+    key = next(w.key for w in throttling._windows(f"ip:{address}", ["wait"], time.time()))
+
+    assert verdicts.count(None) == 240
+    assert all(0 < wait <= 3600 for wait in verdicts if wait is not None)
+    assert throttling._count([(key, 3600)]) == [251]  # and the view's counting goes on
