@@ -305,12 +305,20 @@ def server_error(request: HttpRequest) -> HttpResponse:
     a database that is restarting or out of reach is no bug of the request's, and is
     answered 503 ``service_unavailable`` with ``Retry-After`` instead.
     """
+    if _is_api(request):
+        return api_server_error()
     if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-        if _is_api(request):
-            message = "The service cannot reach its database; try again shortly."
-            return error_json(ApiError(503, "service_unavailable", message, {}, headers))
         return _page("503.html", 503, headers=headers)
-    if _is_api(request):
-        return error_json(ApiError(500, "server_error", "Internal server error."))
     return _page(defaults.ERROR_500_TEMPLATE_NAME, 500)
+
+
+def api_server_error() -> JsonResponse:
+    """The API's answer to the uncaught exception being handled now: 503
+    ``service_unavailable`` with ``Retry-After`` for a database out of reach, else 500
+    ``server_error`` (``server_error``, and the lean answers, cya_site.lean)."""
+    if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+        message = "The service cannot reach its database; try again shortly."
+        return error_json(ApiError(503, "service_unavailable", message, {}, headers))
+    return error_json(ApiError(500, "server_error", "Internal server error."))

@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.http import HttpResponse
 from django.urls import ResolverMatch
 
 from cya_site import metrics, tracing
@@ -126,13 +127,24 @@ class LeanRequest:
         self.scope[key] = value
         self._end()
 
-    async def respond(self, status: int, body: bytes) -> None:
-        """Answer ``status`` with ``body`` and the learned headers."""
+    async def respond_with(self, response: HttpResponse) -> None:
+        """Answer as a Django ``response`` made here says (an error in the one shape):
+        its status, body and own headers (``Retry-After``, say) with the learned ones."""
+        own = [
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in response.items()
+            if name.lower() != "content-type"
+        ]
+        await self.respond(response.status_code, response.content, own)
+
+    async def respond(self, status: int, body: bytes, more: Headers | None = None) -> None:
+        """Answer ``status`` with ``body``, the learned headers and ``more``."""
         began = self.begin()
         answer = tracing.Finished("GET", self.route, status)
         timing = tracing.finished(answer, began.started, began.request_id, None, began.db_time)
         headers = [
             *self._headers,
+            *(more or []),
             (b"content-length", str(len(body)).encode()),
             (tracing.HEADER.lower().encode(), began.request_id.encode()),
             (tracing.TIMING_HEADER.lower().encode(), timing.encode()),

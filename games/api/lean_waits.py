@@ -12,12 +12,13 @@ refusal (the view then refuses it, with the rate limits' verdict already counted
 
 from __future__ import annotations
 
+import logging
 import re
 from urllib.parse import parse_qsl
 
 from rest_framework.renderers import JSONRenderer
 
-from cya_site.errors import DomainError, render_error
+from cya_site.errors import DomainError, api_server_error, render_error
 from cya_site.lean import LeanRequest
 from cya_site.throttling import COUNTED, address_from, anonymous_spent
 from games import notify
@@ -25,6 +26,7 @@ from games.api import waits
 from games.api.hub import existing_hub
 from games.api.serializers import DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS
 
+log = logging.getLogger(__name__)
 SCOPE = "wait"  # GameViewSet.wait's throttle_scope
 _WHOLE = re.compile(r"[0-9]{1,15}")
 _DECIMAL = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6})?")
@@ -79,6 +81,10 @@ async def anonymous_wait(request: LeanRequest) -> bool:
             return False
         try:
             found = await request.while_connected(waits.until_changed(wait, (hub, mark)))
+        except Exception:  # as Django's handler would: logged, and the one 500
+            log.exception("a lean wait failed: %s", request.scope["path"])
+            await request.respond_with(api_server_error())
+            return True
         finally:
             place.release()
         if found is None:
@@ -86,8 +92,7 @@ async def anonymous_wait(request: LeanRequest) -> bool:
         try:
             body = waits.answer(wait, found[0])
         except DomainError as error:  # the game was deleted meanwhile
-            gone = render_error(error)
-            await request.respond(gone.status_code, gone.content)
+            await request.respond_with(render_error(error))
             return True
     await request.respond(200, _render(body))
     return True

@@ -237,3 +237,23 @@ def test_a_lean_wait_holds_a_place_under_the_caps_and_frees_it_when_its_client_h
     assert refused.headers["Retry-After"]
     assert admitted.status_code == 200
     assert lean_answers(server) >= before + 1  # the last one, at least, was lean
+
+
+def test_a_game_deleted_while_a_lean_wait_waits_is_answered_404_in_the_one_shape(
+    server: str, followed: Followed
+) -> None:
+    before = lean_answers(server)
+    answers: list[httpx.Response] = []
+    waiter = threading.Thread(
+        target=lambda: answers.append(wait(server, followed.game, an_address(), timeout=2))
+    )
+    waiter.start()
+    time.sleep(0.5)  # waiting
+
+    Game.objects.filter(pk=followed.game.pk).delete()  # by staff, unannounced
+    waiter.join(20)
+
+    assert answers[0].status_code == 404
+    assert answers[0].json()["code"] == "not_found"
+    assert answers[0].headers["x-content-type-options"] == "nosniff"
+    assert lean_answers(server) == before + 1
