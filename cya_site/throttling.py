@@ -12,6 +12,11 @@ The limits are DRF's settings: ``DEFAULT_THROTTLE_RATES`` ``anon`` for anonymous
 end of one window and again at the start of the next; the limits are there against
 runaway clients, and that slack is the price of a constant cost per request.
 
+A lean answer (cya_site.lean: a spectator's long-poll answered on the event loop) counts
+on the same counters with ``anonymous_spent``, through an asynchronous Redis client of its
+event loop; a request it counted and then leaves to Django carries the verdict in its
+ASGI scope (``COUNTED``), and the throttle takes it instead of counting again.
+
 The limits fail open: while Redis cannot be reached, requests are not counted and are let
 through (a warning is logged), so an outage of Redis costs the limits, not the site.
 """
