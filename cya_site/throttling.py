@@ -49,7 +49,6 @@ if TYPE_CHECKING:  # rest_framework.views imports this module (through its setti
 log = logging.getLogger(__name__)
 COUNTED = "cya_site.counted"  # an ASGI scope's key: the verdict of a lean answer's count
 _UNCOUNTED = object()
-LOOP_CONNECTIONS = 16  # Redis connections of one event loop's counting (``anonymous_spent``)
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -125,39 +124,30 @@ def _spent(windows: list[_Window], counts: list[int]) -> float | None:
 async def anonymous_spent(address: str, scope: str) -> float | None:
     """``RequestRateThrottle``'s verdict on the event loop, for an anonymous request from
     ``address`` to an endpoint of ``scope``, counted on the same counters: None while
-    allowed, else the seconds until the windows end. Redis is asked asynchronously, in
-    one round trip (cya_site.lean's answers)."""
+    allowed, else the seconds until the windows end (cya_site.lean's answers). Redis is
+    asked asynchronously, by the event loop's ``_LoopCounts``."""
     windows = _windows(f"ip:{address}", ["anon", scope], time.time())
     keys = [(w.key, w.seconds) for w in windows]
     cache = _counting_cache()
     if not isinstance(cache, RedisCache):
         return _spent(windows, _count(keys))  # in this process's memory: nothing to wait on
     try:
-        pipe = _loop_client(cache).pipeline(transaction=False)
-        for key, seconds in keys:
-            full = cache.make_and_validate_key(key)
-            pipe.set(full, 0, ex=seconds + 1, nx=True)
-            pipe.incr(full)
-        counts = [int(n) for n in (await pipe.execute())[1::2]]
+        counts = await _LoopCounts.of(cache).count(keys)
     except (redis.RedisError, OSError) as error:  # fail open, as ``_count``
         log.warning("request rates not counted (%s)", error)
         return None
     return _spent(windows, counts)
 
 
-_loop_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
-    weakref.WeakKeyDictionary()
-)
+class _LoopCounts:
+    """An event loop's counting in Redis: the counts asked for while a round trip is out
+    go together in the next, one pipeline on one connection. A crowd of two hundred
+    long-polls asks all at once when its game changes: a round trip each took two
+    hundred connections, more than redis-py's pool of a hundred, and a pool of sixteen
+    that made the rest queue still timed out behind a busy event loop (both went
+    uncounted, benchmarks/live.py's crowd)."""
 
-
-def _loop_client(cache: RedisCache) -> aioredis.Redis:
-    """The event loop's asynchronous client of the cache's Redis, with its timeouts. Its
-    pool holds at most ``LOOP_CONNECTIONS`` connections, and a count waits its turn for
-    one (up to the socket timeout): a crowd of two hundred long-polls asking at once
-    overran redis-py's default pool of a hundred, and went uncounted."""
-    loop = asyncio.get_running_loop()
-    client = _loop_clients.get(loop)
-    if client is None:
+    def __init__(self, cache: RedisCache) -> None:
         config = settings.CACHES["default"]
         location = config["LOCATION"]
         url = location[0] if isinstance(location, list | tuple) else location
@@ -165,14 +155,57 @@ def _loop_client(cache: RedisCache) -> aioredis.Redis:
         timeouts = {
             k: options[k] for k in ("socket_connect_timeout", "socket_timeout") if k in options
         }
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=LOOP_CONNECTIONS,
-            timeout=timeouts.get("socket_timeout", 1),
-            **timeouts,
-        )
-        client = _loop_clients[loop] = aioredis.Redis(connection_pool=pool)
-    return client
+        self.client = aioredis.Redis.from_url(url, **timeouts)
+        self.cache = cache
+        self.asked: list[tuple[list[tuple[str, int]], asyncio.Future[list[int]]]] = []
+        self.sending: asyncio.Task[None] | None = None
+
+    @classmethod
+    def of(cls, cache: RedisCache) -> _LoopCounts:
+        """The running loop's."""
+        loop = asyncio.get_running_loop()
+        counts = _loop_counts.get(loop)
+        if counts is None:
+            counts = _loop_counts[loop] = cls(cache)
+        return counts
+
+    async def count(self, keys: list[tuple[str, int]]) -> list[int]:
+        """``_count`` of ``keys``, sent with whatever else is asked meanwhile."""
+        answer: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        self.asked.append((keys, answer))
+        if self.sending is None or self.sending.done():
+            self.sending = asyncio.create_task(self._send())
+        return await answer
+
+    async def _send(self) -> None:
+        while self.asked:
+            batch, self.asked = self.asked, []
+            pipe = self.client.pipeline(transaction=False)
+            for keys, _ in batch:
+                for key, seconds in keys:
+                    full = self.cache.make_and_validate_key(key)
+                    pipe.set(full, 0, ex=seconds + 1, nx=True)
+                    pipe.incr(full)
+            try:
+                counted = [int(n) for n in (await pipe.execute())[1::2]]
+            except (redis.RedisError, OSError) as error:
+                for _, answer in batch:
+                    if not answer.done():
+                        answer.set_exception(error)
+                continue
+            for keys, answer in batch:
+                mine, counted = counted[: len(keys)], counted[len(keys) :]
+                if not answer.done():  # its request was cancelled meanwhile
+                    answer.set_result(mine)
+
+    async def close(self) -> None:
+        """Close its connection (its event loop is ending: a test)."""
+        await self.client.aclose()
+
+
+_loop_counts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopCounts] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def client_address(request: HttpRequest) -> str:
