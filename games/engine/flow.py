@@ -21,7 +21,6 @@ from .scoring import decide, ranking, round_leaders, stack_value
 from .state import (
     COUNTER,
     DEFEND,
-    DEPTH_NAMES,
     DRAFT_CHALLENGE,
     DRAFTED,
     NEW_ROUND,
@@ -208,18 +207,11 @@ def resolve(s: State, ev: Events) -> None:
             set_stack(s, ch.holder, replace_at(stack, i, won))
     if lost_by_challenger and t.ban:  # RULES #26, 2.8.3
         s.bans = s.bans + ((ch.challenger, ch.holder),)
-    end = {  # a draft ends with draft_end whether or not it was challenged
-        "type": "draft_end" if ch.depth == DRAFTED else "challenge_end",
-        "winner": winner,
-        "challenger": ch.challenger,
-        "holder": ch.holder,
-        "depth": DEPTH_NAMES[ch.depth],
-        "kind": t.keys[ch.kind],
-        "set_count": len(won.cards),
-    }
-    if ch.depth == DRAFTED:
-        end["challenged"] = bool(ch.played)
-    ev.append(Event(end))
+    ev.append(
+        t.events.challenge_end(
+            winner, ch.challenger, ch.holder, ch.depth, ch.kind, len(won.cards), bool(ch.played)
+        )
+    )
     action_done(s, ev)
 
 

@@ -1,15 +1,27 @@
 """One handler per action type: each changes the copy ``s`` that ``play.apply`` made.
 
-``HANDLERS`` is indexed by an action's type (``action >> 20``, see ``actions``); ``apply``
-and ``resign`` look a handler up there, so a handler is one call away on the hot path.
+``handle`` calls the handler of an action's type (``action >> 20``, see ``actions``);
+``apply`` and ``resign`` go through it, so a handler is one call away on the hot path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final
-
 from . import actions as act
+from .actions import (
+    CHALLENGE,
+    CHOOSE_MOVE,
+    CONCEDE,
+    DISCARD,
+    DRAFT,
+    END_TURN,
+    IMPROVE,
+    MOVE,
+    PAIR,
+    PAIR_DISCARD,
+    PASS,
+    PLAY,
+    SWAP,
+)
 from .cards import ASSETS, PENNY_JAR
 from .cards import MOVE as MOVE_CARD
 from .cards import SWAP as SWAP_CARD
@@ -19,7 +31,6 @@ from .flow import Events, action_done, ask, draw, end_turn, form, next_demand, r
 from .hands import Hand, replace_at, take, take_all
 from .legal import draft_kind, draft_opponent
 from .state import (
-    DEPTH_NAMES,
     DRAFT_CHALLENGE,
     DRAFTED,
     State,
@@ -102,19 +113,7 @@ def _challenge(s: State, a: int, ev: Events) -> None:
     kind = stack[len(stack) - 1 - depth].kind
     demand = next_demand(s, cards, 1) if depth == 0 else 1  # RULES 2.8.1
     s.challenge = challenge_of(seat, target, depth, kind, cards, seat, target, demand, None, ())
-    keys = s.table.keys
-    ev.append(
-        Event(
-            {
-                "type": "challenge",
-                "seat": seat,
-                "target": target,
-                "depth": DEPTH_NAMES[depth],
-                "kind": keys[kind],
-                "cards": [keys[c] for c in cards],
-            }
-        )
-    )
+    ev.append(s.table.events.challenge(seat, a, kind))
     ask(s, ev)
 
 
@@ -139,16 +138,14 @@ def _play(s: State, a: int, ev: Events) -> None:
         ch.drafted,
         ch.piles,
     )
-    keys = s.table.keys
     # the first card a neighbour plays against a drafted set opens a draft challenge
-    kind = "draft_challenge" if s.kind == DRAFT_CHALLENGE else "play"
-    ev.append(Event({"type": kind, "seat": seat, "cards": [keys[c] for c in cards]}))
+    ev.append(s.table.events.play(seat, a, s.kind == DRAFT_CHALLENGE))
     ask(s, ev)
 
 
 def _give_up(s: State, a: int, ev: Events) -> None:
     shared = s.table.events
-    ev.append((shared.concede if a >> 20 == act.CONCEDE else shared.pass_)[s.to_act])
+    ev.append((shared.concede if a >> 20 == CONCEDE else shared.pass_)[s.to_act])
     resolve(s, ev)
 
 
@@ -243,22 +240,39 @@ def _choose_move(s: State, a: int, ev: Events) -> None:
 
 
 def _end_turn(s: State, a: int, ev: Events) -> None:
-    ev.append(Event({"type": "end_turn", "seat": s.to_act}))
+    ev.append(s.table.events.end_turn[s.to_act])
     end_turn(s, ev)
 
 
-HANDLERS: Final[tuple[Callable[[State, int, Events], None], ...]] = (
-    _pair,
-    _pair_discard,
-    _discard,
-    _challenge,
-    _draft,
-    _improve,
-    _swap,
-    _move,
-    _end_turn,
-    _play,
-    _give_up,
-    _give_up,
-    _choose_move,
-)
+def handle(s: State, a: int, ev: Events) -> None:
+    """Apply action ``a`` to ``s``, the copy ``play.apply`` made, through its type's handler.
+
+    Direct calls, the most frequent types first: compiled (make engine), a call through a
+    table of handlers would box ``a`` and parse its arguments on every decision.
+    """
+    t = a >> 20
+    if t == DISCARD:
+        _discard(s, a, ev)
+    elif t == PAIR:
+        _pair(s, a, ev)
+    elif t == CHALLENGE:
+        _challenge(s, a, ev)
+    elif t in (CONCEDE, PASS):
+        _give_up(s, a, ev)
+    elif t == PAIR_DISCARD:
+        _pair_discard(s, a, ev)
+    elif t == PLAY:
+        _play(s, a, ev)
+    elif t == DRAFT:
+        _draft(s, a, ev)
+    elif t == IMPROVE:
+        _improve(s, a, ev)
+    elif t == SWAP:
+        _swap(s, a, ev)
+    elif t == MOVE:
+        _move(s, a, ev)
+    elif t == END_TURN:
+        _end_turn(s, a, ev)
+    else:
+        assert t == CHOOSE_MOVE, "apply and resign hand over only listed actions"
+        _choose_move(s, a, ev)

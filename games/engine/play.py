@@ -14,7 +14,7 @@ from .diagnose import diagnose
 from .errors import GameOver, IllegalAction, NotYourTurn
 from .events import Event
 from .flow import Events, deal, finish
-from .handlers import HANDLERS
+from .handlers import handle
 from .legal import legal_actions
 from .rules import RuleSet
 from .state import (
@@ -56,9 +56,15 @@ def decision(state: State) -> Decision | None:
 
 
 def apply(
-    state: State, action: int, seat: int | None = None
+    state: State, action: object, seat: int | None = None
 ) -> tuple[State, tuple[dict[str, Any], ...]]:
-    """Apply one action for the seat that must act; raise IllegalAction if it may not."""
+    """Apply one action for the seat that must act; raise IllegalAction if it may not.
+
+    ``action`` is one of ``legal_actions(state)``, an int; it is typed ``object`` because
+    anything else is refused as malformed (by both builds: a compiled parameter typed int
+    would raise TypeError first), and so that the compiled engine looks the caller's own
+    int up in the legal list instead of a copy it boxed.
+    """
     if seat is not None and seat != state.to_act and not state.over:
         raise NotYourTurn(f"seat {state.to_act} must act now, not seat {seat}")
     legal = state._legal
@@ -92,7 +98,7 @@ def apply(
     s.moves = state.moves
     s._legal = None
     ev: Events = []
-    HANDLERS[action >> 20](s, action, ev)
+    handle(s, action, ev)
     if s.log is NEW_ROUND or s.game.resigned:
         return _commit(state, s, ev)
     events = tuple(ev)  # _commit's common case, inlined for the hot path
@@ -149,8 +155,7 @@ def default_action(state: State) -> int:
 def _commit(state: State, s: State, ev: Events) -> tuple[State, tuple[dict[str, Any], ...]]:
     """Play resigned seats' decisions, bump the version and extend the public history."""
     while not s.over and s.game.resigned >> s.to_act & 1:
-        action = default_action(s)
-        HANDLERS[action >> 20](s, action, ev)
+        handle(s, default_action(s), ev)
     s._legal = None
     events = tuple(ev)
     if s.log is NEW_ROUND:  # a round was dealt: its history starts at its round_start

@@ -2,10 +2,12 @@
 
 Apart from ``events`` (where ``Event`` lives, a ``dict`` subclass mypyc cannot compile), so
 that the compiled engine reads these tables as native attributes (docs/engine.md).
+The events of challenges are made on first use, then found by a packed int key.
 """
 
 from __future__ import annotations
 
+from .actions import cards_of
 from .cards import ASSETS, KINDS, PENNY_JAR
 from .events import Event
 
@@ -13,10 +15,23 @@ from .events import Event
 class SharedEvents:
     """The common events of one rule set, indexed by seat and card ids."""
 
-    __slots__ = ("draw", "discard", "pair", "pair_discard", "concede", "pass_")
+    __slots__ = (
+        "draw",
+        "discard",
+        "pair",
+        "pair_discard",
+        "concede",
+        "pass_",
+        "end_turn",
+        "keys",
+        "_made",
+    )
 
     def __init__(self, seats: int, hand: int, keys: tuple[str, ...], hide: bool) -> None:
         seat_range = range(seats)
+        self.keys = keys
+        # challenge, play and end-of-challenge events made so far, by their packed key
+        self._made: dict[int, Event] = {}
         self.draw = tuple(
             tuple(Event(type="draw", seat=s, count=k) for k in range(max(hand, 10) + 1))
             for s in seat_range
@@ -53,6 +68,76 @@ class SharedEvents:
         )
         self.concede = tuple(Event(type="concede", seat=s) for s in seat_range)
         self.pass_ = tuple(Event(type="pass", seat=s) for s in seat_range)
+        self.end_turn = tuple(Event(type="end_turn", seat=s) for s in seat_range)
+
+    def challenge(self, seat: int, action: int, kind: int) -> Event:
+        """The event of ``seat`` challenging with ``action`` a set of ``kind``."""
+        key = 1 << 40 | seat << 32 | kind << 24 | action  # an action fits in 24 bits
+        e = self._made.get(key)
+        if e is None:
+            from .state import DEPTH_NAMES  # state imports this module (through table)
+
+            keys = self.keys
+            e = self._made[key] = Event(
+                type="challenge",
+                seat=seat,
+                target=action >> 8 & 15,
+                depth=DEPTH_NAMES[action & 255],
+                kind=keys[kind],
+                cards=[keys[c] for c in cards_of(action)],
+            )
+        return e
+
+    def play(self, seat: int, action: int, opens_draft: bool) -> Event:
+        """A challenge card play; the first play against a drafted set opens a draft challenge."""
+        key = 2 << 40 | opens_draft << 36 | seat << 32 | action
+        e = self._made.get(key)
+        if e is None:
+            e = self._made[key] = Event(
+                type="draft_challenge" if opens_draft else "play",
+                seat=seat,
+                cards=[self.keys[c] for c in cards_of(action)],
+            )
+        return e
+
+    def challenge_end(
+        self,
+        winner: int,
+        challenger: int,
+        holder: int,
+        depth: int,
+        kind: int,
+        count: int,
+        challenged: bool,
+    ) -> Event:
+        """The end of a challenge; a draft ends with draft_end whether or not it was challenged."""
+        key = (
+            3 << 40
+            | challenged << 36
+            | winner << 32
+            | challenger << 28
+            | holder << 24
+            | depth << 20
+            | kind << 16
+            | count
+        )
+        e = self._made.get(key)
+        if e is None:
+            from .state import DEPTH_NAMES, DRAFTED  # state imports this module (through table)
+
+            end = {
+                "type": "draft_end" if depth == DRAFTED else "challenge_end",
+                "winner": winner,
+                "challenger": challenger,
+                "holder": holder,
+                "depth": DEPTH_NAMES[depth],
+                "kind": self.keys[kind],
+                "set_count": count,
+            }
+            if depth == DRAFTED:
+                end["challenged"] = challenged
+            e = self._made[key] = Event(end)
+        return e
 
 
 def _pair_discard(seat: int, top: int, card: int, keys: tuple[str, ...], hide: bool) -> Event:
