@@ -264,7 +264,7 @@ def end_turn(s: State, ev: Events, hands: list[Hand] | None = None) -> None:
     if s.drawn < len(deck):  # cards are left, so every hand is full: play passes left
         nxt = t.after[seat][0]
     else:
-        nxt = next((n for n in t.after[seat] if s.hands[n].size), -1)  # RULES #20: skip empty
+        nxt = _next_holder(s, seat)
         if nxt < 0:
             end_round(s, ev)
             return
@@ -275,11 +275,20 @@ def end_turn(s: State, ev: Events, hands: list[Hand] | None = None) -> None:
         s.bans = tuple(b for b in s.bans if b[0] != nxt)
 
 
+def _next_holder(s: State, seat: int) -> int:
+    """RULES #20: once the deck is empty, the next seat after ``seat`` still holding cards
+    (``seat`` itself last), or -1 when every hand is empty."""
+    hands = s.hands
+    for n in s.table.after[seat]:  # a loop, not next(generator): no generator to make
+        if hands[n].size:
+            return n
+    return -1
+
+
 def end_round(s: State, ev: Events) -> None:
     """Score the round (RULES #25), update tallies and round wins, then end or deal again."""
     t = s.table
     keys = t.keys
-    name = keys.__getitem__
     scores = tuple([stack_value(stack, t.values) for stack in s.stacks])
     leaders = round_leaders(scores)
     g = s.game
@@ -297,7 +306,7 @@ def end_round(s: State, ev: Events) -> None:
                 "tallies": list(g.tallies),
                 "round_winners": list(leaders),
                 "stacks": [
-                    [{"kind": keys[st.kind], "cards": list(map(name, st.cards))} for st in stack]
+                    [{"kind": keys[st.kind], "cards": [keys[c] for c in st.cards]} for st in stack]
                     for stack in s.stacks
                 ],
             }
