@@ -11,7 +11,7 @@ hand. Hands are immutable; equal hands are equal by their ``code``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, TypeVar
+from typing import Final, TypeVar, cast
 
 from .actions import DISCARD, PAIR, PAIR_DISCARD
 from .cards import ASSETS, NO_CARD, PENNY_JAR, SILVER
@@ -71,6 +71,18 @@ class Hand:
 
 
 _HANDS: Final[dict[int, Hand]] = {}
+# One int object per action value, shared by every hand's tuples: some 15,000 hands would
+# otherwise each hold copies of their own, scattered through memory (typed object so that
+# the compiled build keeps the objects instead of boxing copies of their values)
+_ACTION_INTS: Final[dict[int, object]] = {}
+
+
+def _shared(actions: Iterable[int]) -> tuple[int, ...]:
+    """The actions as a tuple of the shared int objects."""
+    out: list[object] = []
+    for a in actions:
+        out.append(_ACTION_INTS.setdefault(a, a))
+    return cast(tuple[int, ...], tuple(out))
 
 
 def _hand(code: int) -> Hand:
@@ -97,12 +109,12 @@ def _build(code: int) -> Hand:
     # wild flags on, RULES #6), then discards. Tops giving the same discard pairs share
     # one tuple: every asset the hand lacks, every wild, every other card or none.
     wild_pds = [_PD | w << 16 for w in wilds]
-    lacked = (*pairs, *wild_pds, *discards)
-    on_wild = (*pairs, *[_PD | a << 16 for a in assets], *discards)
-    plain = (*pairs, *discards)
+    lacked = _shared((*pairs, *wild_pds, *discards))
+    on_wild = _shared((*pairs, *[_PD | a << 16 for a in assets], *discards))
+    plain = _shared((*pairs, *discards))
     h.opening = tuple(
         [
-            (*pairs, _PD | top << 16, *wild_pds, *discards) if counts[top] else lacked
+            _shared((*pairs, _PD | top << 16, *wild_pds, *discards)) if counts[top] else lacked
             for top in range(ASSETS)
         ]
         + [on_wild] * (PENNY_JAR + 1 - ASSETS)
@@ -110,7 +122,7 @@ def _build(code: int) -> Hand:
     )
     h.code, h.size, h.counts, h.distinct = code, sum(counts), counts, distinct
     h.cards = tuple([c for c in distinct for _ in range(counts[c])])
-    h.assets, h.wilds, h.pairs, h.discards = assets, wilds, tuple(pairs), discards
+    h.assets, h.wilds, h.pairs, h.discards = assets, wilds, _shared(pairs), _shared(discards)
     wild_codes = tuple([w << 16 for w in wilds])
     h.against = tuple([(k << 16, *wild_codes) if counts[k] else wild_codes for k in range(ASSETS)])
     h.step = [None] * 32

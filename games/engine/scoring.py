@@ -15,7 +15,11 @@ from .table import Table
 
 def stack_value(stack: tuple[AssetSet, ...], values: tuple[int, ...]) -> int:
     """RULES #25: the face value of every card in a stack."""
-    return sum([values[c] for st in stack for c in st.cards])
+    total = 0
+    for st in stack:  # loops, not sum() of a list: compiled, these are native adds
+        for c in st.cards:
+            total += values[c]
+    return total
 
 
 def round_leaders(scores: tuple[int, ...]) -> tuple[int, ...]:
