@@ -241,7 +241,7 @@ def end_turn(s: State, ev: Events, hands: list[Hand] | None = None) -> None:
     left = len(deck) - drawn
     if left:  # the active seat's refill, inlined: it happens nearly every turn
         if hands is None:
-            hands = [*s.hands]
+            hands = list(s.hands)
         hand = hands[seat]
         k = t.hand - hand.size
         if k == 1:  # the usual refill after a discard

@@ -44,7 +44,7 @@ from .state import (
 def _pair(s: State, a: int, ev: Events) -> None:
     seat = s.to_act
     x, y = (a >> 16) & 15, (a >> 12) & 15
-    hands = [*s.hands]
+    hands = list(s.hands)
     hand = hands[seat]
     hand = hand.step[16 + x] or take(hand, x)
     hands[seat] = hand.step[16 + y] or take(hand, y)
@@ -61,7 +61,7 @@ def _pair_discard(s: State, a: int, ev: Events) -> None:
     seat = s.to_act
     card = (a >> 16) & 15
     top, s.discard = s.discard  # type: ignore[misc]  # a legal discard pair has a top
-    hands = [*s.hands]
+    hands = list(s.hands)
     hands[seat] = take(hands[seat], card)
     t = s.table
     if top < ASSETS:  # RULES 2.8.11: the hand card paired with a discarded asset is tucked
@@ -78,7 +78,7 @@ def _pair_discard(s: State, a: int, ev: Events) -> None:
 def _discard(s: State, a: int, ev: Events) -> None:
     seat = s.to_act
     card = (a >> 16) & 15
-    hands = [*s.hands]
+    hands = list(s.hands)
     hand = hands[seat]
     hands[seat] = hand.step[16 + card] or take(hand, card)
     removed = card > PENNY_JAR  # RULES #32: a discarded action card leaves play

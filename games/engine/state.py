@@ -392,11 +392,11 @@ def blank_state(rules: RuleSet, seed: int) -> State:
 
 def set_stack(s: State, seat: int, stack: tuple[AssetSet, ...]) -> None:
     """Replace one seat's stack (every stack change goes through here, to keep ``tops``)."""
-    stacks = [*s.stacks]
+    stacks = list(s.stacks)
     stacks[seat] = stack
     s.stacks = tuple(stacks)
     kind = stack[-1][0] if len(stack) > 1 else -1
     if s.tops[seat] != kind:
-        tops = [*s.tops]
+        tops = list(s.tops)
         tops[seat] = kind
         s.tops = tuple(tops)
