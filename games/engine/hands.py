@@ -53,9 +53,8 @@ class Hand:
     # pairs + discard pairs + discards by discard top (15: an empty pile) under the
     # default discard_pair_wild="both" (RULES #6): most of a turn in one lookup
     opening: tuple[tuple[int, ...], ...]
-    # by asset kind, the cards that can challenge a set of that kind: a matching asset,
-    # then each wild (RULES #13, #14)
-    against: tuple[tuple[int, ...], ...]
+    # by asset kind, which cards can challenge a set of that kind, as an AGAINST_CARDS code
+    against: tuple[int, ...]
     # the hand after one card joins it (index = card) or leaves it (index = 16 + card),
     # filled on first use: moving between hands is a list lookup
     step: list[Hand | None]
@@ -70,6 +69,13 @@ class Hand:
         return f"Hand{self.cards}"
 
 
+# The cards that can challenge a set, by Hand.against code (the set's kind << 4, | 8 if the
+# hand holds that asset, | one bit per wild held from Silver on): a matching asset, then
+# each wild (RULES #13, #14)
+AGAINST_CARDS: Final = tuple(
+    ((code >> 4,) if code & 8 else ()) + tuple([SILVER + i for i in range(3) if code >> i & 1])
+    for code in range(ASSETS << 4)
+)
 _HANDS: Final[dict[int, Hand]] = {}
 # One int object per action value, shared by every hand's tuples: some 15,000 hands would
 # otherwise each hold copies of their own, scattered through memory (typed object so that
@@ -123,7 +129,8 @@ def _build(code: int) -> Hand:
     h.code, h.size, h.counts, h.distinct = code, sum(counts), counts, distinct
     h.cards = tuple([c for c in distinct for _ in range(counts[c])])
     h.assets, h.wilds, h.pairs, h.discards = assets, wilds, shared(pairs), shared(discards)
-    h.against = tuple([(k, *wilds) if counts[k] else wilds for k in range(ASSETS)])
+    wild_bits = sum([1 << (w - SILVER) for w in wilds])
+    h.against = tuple([k << 4 | (8 if counts[k] else 0) | wild_bits for k in range(ASSETS)])
     h.step = [None] * 32
     return h
 

@@ -26,7 +26,7 @@ from .actions import (
 from .cards import ASSETS, GOLD, NO_CARD, PENNY_JAR, SILVER
 from .cards import MOVE as MOVE_CARD
 from .cards import SWAP as SWAP_CARD
-from .hands import Hand, discard_pairs, shared
+from .hands import AGAINST_CARDS, Hand, discard_pairs, shared
 from .state import DRAFT_CHALLENGE, MOVE_CHOICE, OVER, SECOND_ACTION, AssetSet, State
 from .table import Table
 
@@ -34,10 +34,11 @@ _NONE_B: Final = NO_CARD << 12
 _PD: Final = (PAIR_DISCARD << 20) | _NONE_B
 _PLAY: Final = (PLAY << 20) | _NONE_B
 _CHALLENGE_BASE: Final = tuple((CHALLENGE << 20) | _NONE_B | (seat << 8) for seat in range(8))
-# every challenge of a top set, by target seat and card, as shared int objects (typed
-# object: compiled, _plain_turn then lists these objects instead of boxing new ints)
-_TOP_CHALLENGES: Final[tuple[tuple[object, ...], ...]] = tuple(
-    shared([base | card << 16 for card in range(16)]) for base in _CHALLENGE_BASE
+# Every challenge of a top set open to a hand, by target seat and Hand.against code, as
+# shared int objects: a turn's challenges are a few tuples joined, no int made
+_TOP_CHALLENGES: Final = tuple(
+    tuple([shared([base | card << 16 for card in cards]) for cards in AGAINST_CARDS])
+    for base in _CHALLENGE_BASE
 )
 _SECOND_BASE: Final = tuple((CHALLENGE << 20) | (seat << 8) | 1 for seat in range(8))  # RULES #28
 _MOVE_CHOICES: Final = (
@@ -72,15 +73,10 @@ def _plain_turn(s: State) -> tuple[int, ...]:
     if s.stacks[seat]:  # RULES #10: only a seat that owns a set may challenge
         tops = s.tops
         against = hand.against  # RULES #13, #14: a matching asset or a wild
-        more: list[object] = []
         for target in s.table.others[seat]:
             kind = tops[target]
             if kind >= 0:  # RULES #11: a top set above a protected bottom set
-                challenges = _TOP_CHALLENGES[target]
-                for card in against[kind]:
-                    more.append(challenges[card])
-        if more:  # (its ints typed object, so no cast: in the pure engine a cast is a call)
-            return acts + tuple(more)  # type: ignore[arg-type]
+                acts += _TOP_CHALLENGES[target][against[kind]]
     return acts
 
 
