@@ -69,7 +69,8 @@ def _plain_turn(s: State) -> tuple[int, ...]:
     seat = s.to_act
     hand = s.hands[seat]
     discard = s.discard
-    acts = hand.opening[discard[0] if discard else NO_CARD]
+    # "is not None", not truthiness: compiled, a pile's truth value boxes a tuple
+    acts = hand.opening[discard[0] if discard is not None else NO_CARD]
     if s.stacks[seat]:  # RULES #10: only a seat that owns a set may challenge
         tops = s.tops
         against = hand.against  # RULES #13, #14: a matching asset or a wild
@@ -85,8 +86,9 @@ def _turn(s: State) -> tuple[int, ...]:
     seat = s.to_act
     hand = info = s.hands[seat]
     acts = list(info.pairs)
-    if s.discard:
-        top = s.discard[0]
+    discard = s.discard
+    if discard is not None:
+        top = discard[0]
         acts += discard_pairs(
             top, hand.counts, hand.assets, hand.wilds, t.pair_wild_hand, t.pair_wild_discard
         )
