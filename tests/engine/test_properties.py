@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games.engine import (
-    ENGINE_BUILD,
     Advanced,
     EngineError,
     GameOver,
@@ -270,14 +269,10 @@ non_ints: st.SearchStrategy[Any] = st.one_of(
 )
 
 
-# mypyc's compiled apply checks its argument's type itself (TypeError; a bool passes as an
-# int): callers of the compiled engine must pass ints, as the platform and the SDK do
-PURE_ONLY = pytest.mark.skipif(
-    ENGINE_BUILD == "compiled", reason="the compiled apply refuses a non-int with TypeError"
-)
+# apply takes its action as an object in both builds (a compiled parameter typed int would
+# raise TypeError, and pass a bool): these hold for the compiled engine too
 
 
-@PURE_ONLY
 @given(games(), non_ints, st.integers(min_value=0, max_value=400))
 def test_non_int_actions_are_refused_as_malformed(game: Game, garbage: object, moment: int) -> None:
     """A non-int is malformed, even a float or a bool equal to a listed action."""
@@ -288,11 +283,10 @@ def test_non_int_actions_are_refused_as_malformed(game: Game, garbage: object, m
         return
     for action in (garbage, float(legal_actions(state)[0])):
         with pytest.raises(MalformedAction) as info:
-            apply(state, action)  # type: ignore[arg-type]  # deliberately not an int
+            apply(state, action)  # deliberately not an int
         assert info.value.code == "malformed_action"
 
 
-@PURE_ONLY
 def test_a_bool_equal_to_a_listed_action_is_malformed() -> None:
     """Regression: ``False == 0`` is the packed "pair comic books", and applied as one."""
     for seed in range(200):
