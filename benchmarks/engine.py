@@ -19,6 +19,9 @@ The engine figures are those of the engine ``games.engine`` loads: the compiled 
 build the pure engine is measured too, in a child process (``CYA_ENGINE=pure``) whose runs
 are interleaved with the others.
 
+``--callgrind GAMES`` counts work instead of timing it, for comparing two versions on a
+noisy machine (docs/engine.md, "Speed").
+
 The last line is read by tools:
 ``engine_decisions_per_s=<n> with_observe_per_s=<n> rlcard_uno_steps_per_s=<n> ratio=<n>
 openspiel_hearts_actions_per_s=<n> ratio_openspiel=<n>`` (``ratio`` and ``ratio_openspiel``:
@@ -117,6 +120,27 @@ ENGINE_RUNS = {
 }
 
 
+def count_work(games: int) -> None:
+    """``--callgrind N``: N seeded classic games played twice, the second under callgrind's
+    instrumentation (run as ``valgrind --tool=callgrind --instr-atstart=no``): the first
+    playing makes the interned hands those games meet, so the count is warm. Prints the
+    decisions counted; instructions per decision are callgrind's total over them."""
+    played = 0
+    for instrumented in (False, True):
+        if instrumented:
+            subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], check=False)
+        pick = random.Random(0).random
+        played = 0
+        for seed in range(games):
+            state = new_game(CLASSIC, seed)
+            while not state.over:
+                acts = legal_actions(state)
+                state, _ = apply(state, acts[int(pick() * len(acts))])
+                played += 1
+    subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], check=False)
+    print(f"engine: {ENGINE_BUILD}, {games} games, {played} decisions counted")
+
+
 def worker() -> None:
     """The pure engine's child: one ``<run> <seconds>`` per line in, its rate per line out."""
     for line in sys.stdin:
@@ -156,9 +180,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per run")
     parser.add_argument("--trials", type=int, default=3, help="interleaved runs; best is kept")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--callgrind", type=int, metavar="GAMES", help="count work under callgrind instead"
+    )
     args = parser.parse_args()
     if args.worker:
         worker()
+        return
+    if args.callgrind:
+        count_work(args.callgrind)
         return
 
     classic, advanced = CLASSIC, ADVANCED
