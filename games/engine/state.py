@@ -59,7 +59,7 @@ class AssetSet(NamedTuple):
 HIDDEN = -1  # a card place whose card the viewing seat has not seen (never in a State)
 
 # builds a NamedTuple without its slow Python-level __new__ (Final, like the class alias
-# below: compiled, both are read from C statics instead of the module's dict)
+# below: compiled, both are read from C statics, not looked up in the module's dict)
 _tnew: Final = tuple.__new__
 _ASSET_SET: Final = AssetSet
 
@@ -114,12 +114,9 @@ class Progress(NamedTuple):
     winners: tuple[int, ...]
 
 
-_CHALLENGE: Final = Challenge
-
-
 def challenge_of(*fields: Any) -> Challenge:
     """A Challenge, built fast."""
-    return _tnew(_CHALLENGE, fields)
+    return _tnew(Challenge, fields)
 
 
 Events = tuple[dict[str, Any], ...]
