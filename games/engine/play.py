@@ -37,8 +37,12 @@ class Decision(NamedTuple):
     version: int
 
 
-def new_game(rules: RuleSet, seed: int) -> State:
-    """A new game, its first round dealt from ``seed``."""
+def new_game(rules: RuleSet, seed: object) -> State:
+    """A new game, its first round dealt from ``seed``, an int from 0 to 2**63 - 1.
+
+    ``seed`` is typed ``object`` so that both builds refuse anything else, a bool too, with
+    the same ValueError (compiled, a parameter typed int would take a bool as an int).
+    """
     if type(seed) is not int or not 0 <= seed < 2**63:
         raise ValueError("seed must be an integer from 0 to 2**63 - 1")
     s = blank_state(rules, seed)
