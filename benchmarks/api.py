@@ -48,6 +48,10 @@ import orjson
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import _cpu  # noqa: E402 - after sys.path
+
 BENCH_DB = "cya_bench"
 T = TypeVar("T")
 
@@ -97,7 +101,6 @@ def setup(env: dict[str, str], clients: int, seats: int, ending: str) -> list[di
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
     )
     os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
     import django
 
     django.setup()
@@ -303,9 +306,10 @@ def main() -> None:
     parser.add_argument("--ending", default="classic")
     parser.add_argument("--transport", choices=("stream", "poll"), default="stream")
     parser.add_argument("--bare-seconds", type=float, default=10.0)
+    parser.add_argument("--database", default=BENCH_DB, help="the database to recreate")
     args = parser.parse_args()
 
-    url = bench_database_url()
+    url = bench_database_url(args.database)
     recreate_database(url)
     env = production_env(
         url,
@@ -318,15 +322,25 @@ def main() -> None:
     servers = start_servers(env, rest_port, stream_port)
     base = f"http://127.0.0.1:{rest_port}"
     streams = f"http://127.0.0.1:{stream_port}" if args.transport == "stream" else None
+    meter = _cpu.Meter(
+        urlunsplit(urlsplit(url)._replace(path="/postgres")),
+        args.database,
+        env["REDIS_URL"],
+        {"gunicorn": servers[0].pid, "uvicorn": servers[1].pid},
+    )
     try:
+        before = meter.read()
         bare, bare_latencies = run_bare(base, tables, args.bare_seconds)
+        bare_cpu = meter.per_request(before, meter.read(), len(bare_latencies))
         print(
             f"bare read/write: {bare:,.0f} requests/s with {args.clients} clients, "
             f"p50 {percentile(bare_latencies, 50):.1f} ms, "
             f"p99 {percentile(bare_latencies, 99):.1f} ms",
             flush=True,
         )
+        before = meter.read()
         actions, seconds, latencies = run_games(base, streams, tables)
+        action_cpu = meter.per_request(before, meter.read(), actions)
         rate = actions / seconds
         p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
         print(
@@ -334,11 +348,16 @@ def main() -> None:
             f"{actions} actions "
             f"in {seconds:.1f} s: {rate:,.0f} actions/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms"
         )
+        print(_cpu.line("bare", bare_cpu))
+        print(_cpu.line("action", action_cpu))
         bare_p99 = percentile(bare_latencies, 99)
         print(
             f"actions_per_s={rate:.0f} p50_ms={p50:.1f} p99_ms={p99:.1f} "
             f"bare_rw_per_s={bare:.0f} ratio={rate / bare:.2f} "
-            f"bare_p99_ms={bare_p99:.1f} p99_ratio={p99 / bare_p99:.2f}"
+            f"bare_p99_ms={bare_p99:.1f} p99_ratio={p99 / bare_p99:.2f} "
+            f"bare_cpu_ms={bare_cpu['total']:.2f} action_cpu_ms={action_cpu['total']:.2f} "
+            f"action_gunicorn_ms={action_cpu['gunicorn']:.2f} "
+            f"cpu_ratio={bare_cpu['total'] / action_cpu['total']:.2f}"
         )
     finally:
         for server in servers:
