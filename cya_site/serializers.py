@@ -1,5 +1,6 @@
 """Base serializers shared by every app's API."""
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +36,15 @@ class StrictInputSerializer(serializers.Serializer[Any]):
     would also read ``"3"`` as 3, ``0`` as ``"0"`` and ``"yes"`` as true; a JSON body
     gets the types the schema documents, or ``invalid`` naming the field. (A query string
     has only strings: it is read the usual way.)
+
+    Each instance gets its own fields as DRF's do, copied more cheaply (``_own_copy``):
+    an action's body is validated on every move, and DRF's deep copy of three fields cost
+    it more than the rest of its validation.
     """
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        """The declared fields, each a copy of this instance's own (``_own_copy``)."""
+        return {name: _own_copy(field) for name, field in self._declared_fields.items()}
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         """Validate the declared fields, and refuse any undeclared or mistyped ones."""
@@ -56,6 +65,27 @@ class StrictInputSerializer(serializers.Serializer[Any]):
         if refused:
             raise ValidationError(refused)
         return value
+
+
+def _own_copy(
+    field: serializers.Field[Any, Any, Any, Any],
+) -> serializers.Field[Any, Any, Any, Any]:
+    """A copy of a declared field for one serializer instance to bind (``Field.bind`` sets
+    its name, parent, label and source on the copy). A field that holds no other is copied
+    shallowly: what it was built with is never changed after ``__init__``, and its list of
+    validators is copied too. A field that holds others (a list's child, a nested
+    serializer, bound to the field that holds them) gets DRF's deep copy."""
+    state = vars(field)
+    if (
+        isinstance(field, serializers.BaseSerializer)
+        or "child" in state
+        or "child_relation" in state
+    ):
+        return copy.deepcopy(field)
+    clone = type(field).__new__(type(field))  # copy.copy, without its generic machinery
+    clone.__dict__.update(state)
+    clone.validators = list(field.validators)
+    return clone
 
 
 class IdField(serializers.IntegerField):

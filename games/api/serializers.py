@@ -149,6 +149,14 @@ class ActionField(serializers.JSONField):
     """An action: a JSON object, judged by the engine (422 ``malformed_action`` when it
     names no action of the game, RULES.md's decisions)."""
 
+    def to_internal_value(self, data: Any) -> Any:
+        """The action as the body carried it. The API reads JSON bodies only
+        (cya_site.parsers), whose values are JSON already: DRF's check, encoding the value
+        again on every move, could never fail; a form's JSON text is still decoded."""
+        if getattr(data, "is_json_string", False):
+            return super().to_internal_value(data)
+        return data
+
 
 class ActionInputSerializer(StrictInputSerializer):
     action = ActionField(

@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.http import QueryDict
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from cya_site.parsers import MAX_JSON_DEPTH
 from cya_site.routes import MAX_ID
 from games import services
+from games.api.serializers import ActionInputSerializer
 from games.models import Event, Game, Seat
 from tests.games.conftest import game_url, submit
 
@@ -253,6 +255,19 @@ def test_refuses_a_malformed_action(
     started.refresh_from_db()
     assert started.version == 0
     assert Event.objects.filter(game=started).count() == 1
+
+
+def test_an_action_is_taken_as_the_json_body_carried_it_and_a_forms_json_text_decoded() -> None:
+    action = {"type": "discard", "card": "piano"}
+    form = QueryDict(mutable=True)
+    form.update({"action": json.dumps(action), "version": "3"})
+
+    from_json = ActionInputSerializer(data={"action": action, "version": 3})
+    from_form = ActionInputSerializer(data=form)
+
+    assert from_json.is_valid()
+    assert from_form.is_valid()
+    assert from_json.validated_data["action"] == from_form.validated_data["action"] == action
 
 
 # --- transport ------------------------------------------------------------------------
