@@ -18,6 +18,7 @@ logged). Streams and waiters check the rows, and catch up at their next check.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -73,21 +74,21 @@ def publish(
     committed facts, which a listener may answer with as they are."""
     if not settings.REDIS_URL:
         return
-    batched = getattr(_batch, "pipe", None)
-    pipe = _client().pipeline(transaction=False) if batched is None else batched
-    pipe.publish(channel(game_id), _framed(b"update", game, update))
+    batched: list[Command] | None = getattr(_batch, "commands", None)
+    commands: list[Command] = [] if batched is None else batched
+    commands.append(("PUBLISH", channel(game_id), _framed(b"update", game, update)))
     if decision is not None:
         seat, body = decision
-        pipe.publish(seat_channel(game_id, seat), _framed(b"decision", game, body))
+        commands.append(("PUBLISH", seat_channel(game_id, seat), _framed(b"decision", game, body)))
     if end is not None:
         seats, body = end
         framed = _framed(b"end", game, body)
-        for seat in range(seats):
-            pipe.publish(seat_channel(game_id, seat), framed)
+        commands += [("PUBLISH", seat_channel(game_id, seat), framed) for seat in range(seats)]
     if batched is None:
-        _send(pipe)
+        _send(commands)
 
 
+Command = tuple[str, str, bytes]
 _batch = threading.local()
 
 
@@ -95,24 +96,54 @@ _batch = threading.local()
 def batch() -> Iterator[None]:
     """Send what is published in the block (by this thread) at its end, in one round trip:
     several games' announcements at once. Nested blocks join the outermost one."""
-    if not settings.REDIS_URL or getattr(_batch, "pipe", None) is not None:
+    if not settings.REDIS_URL or getattr(_batch, "commands", None) is not None:
         yield
         return
-    pipe = _batch.pipe = _client().pipeline(transaction=False)
+    commands: list[Command] = []
+    _batch.commands = commands
     try:
         yield
     finally:
-        _batch.pipe = None
-        if len(pipe):  # what was published is announced, even if the block then failed
-            _send(pipe)
+        _batch.commands = None
+        if commands:  # what was published is announced, even if the block then failed
+            _send(commands)
 
 
-def _send(pipe: redis.client.Pipeline) -> None:
-    """Send the announcements; a Redis out of reach loses them, never the change."""
-    try:
-        pipe.execute()
-    except redis.RedisError as error:
-        log.warning("changes not announced (%s): listeners catch up from the rows", error)
+def _send(commands: list[Command]) -> None:
+    """Send the announcements in one round trip; a Redis out of reach loses them, never
+    the change. Sent on this thread's own connection, written and read directly: a
+    pipeline's pool and bookkeeping cost an action more than the sending. A connection
+    that broke since its last use (Redis restarted) is made again once."""
+    for again in (True, False):
+        connection = _connection()
+        try:
+            packed = connection.pack_commands(commands)  # type: ignore[no-untyped-call]
+            connection.send_packed_command(packed)  # type: ignore[no-untyped-call]
+            for _ in commands:
+                connection.read_response()
+            return
+        except redis.RedisError as error:
+            # replies may be left unread: drop the connection, the next send reconnects
+            connection.disconnect()  # type: ignore[no-untyped-call]
+            if not (again and isinstance(error, redis.ConnectionError)):
+                log.warning("changes not announced (%s): listeners catch up from the rows", error)
+                return
+
+
+_publisher = threading.local()
+
+
+def _connection() -> redis.connection.AbstractConnection:
+    """This thread's connection for announcing, to ``_client``'s server (opened when first
+    used; made again when ``_client`` is, say for another REDIS_URL). A process forked
+    from this one makes its own: the parent's socket is the parent's."""
+    pool = _client().connection_pool
+    held: tuple[int, object, redis.connection.AbstractConnection] | None
+    held = getattr(_publisher, "held", None)
+    if held is None or held[0] != os.getpid() or held[1] is not pool:
+        connection = pool.connection_class(**pool.connection_kwargs)
+        held = _publisher.held = (os.getpid(), pool, connection)
+    return held[2]
 
 
 class Message(NamedTuple):

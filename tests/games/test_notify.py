@@ -7,7 +7,10 @@ benchmarks on one Redis must never hear each other's games.
 
 from __future__ import annotations
 
+import os
+
 import pytest
+import redis
 from django.conf import settings as django_settings
 from django.db import connection
 from pytest_django import Settings
@@ -51,3 +54,29 @@ def test_what_is_published_in_a_batch_goes_out_together_when_it_ends(settings: S
         (notify.channel(1).encode(), (b"update", 5, "finished", None, b"one\n")),
         (notify.channel(2).encode(), (b"update", 7, "finished", None, b"two\n")),
     ]
+
+
+def test_an_announcement_after_redis_dropped_the_connection_still_arrives(
+    settings: Settings,
+) -> None:
+    """Announcements go out on a connection each thread keeps; one that Redis closed since
+    (a restart, a timeout) is made again, and the announcement is not lost."""
+    notify.publish(1, (4, "active", 0), b"before\n")
+    kept = notify._connection()
+    kept.send_command("CLIENT", "ID")  # type: ignore[no-untyped-call]
+    redis.Redis.from_url(settings.REDIS_URL).client_kill_filter(_id=kept.read_response())
+
+    with listening(settings, notify.channel(1)) as hear:
+        notify.publish(1, (5, "active", 0), b"after\n")
+
+    assert hear() == [(notify.channel(1).encode(), (b"update", 5, "active", 0, b"after\n"))]
+
+
+def test_a_forked_process_announces_on_a_connection_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parents = notify._connection()
+
+    monkeypatch.setattr(os, "getpid", lambda: -1)  # as a child forked from this process
+
+    assert notify._connection() is not parents
