@@ -367,8 +367,14 @@ class _Seen:
 
 
 async def _next(subscriber: Subscriber, wait: float) -> bytes | None:
-    """The next pushed line (or RESYNC), or None after ``wait`` seconds of quiet."""
+    """The next pushed line (or RESYNC), or None after ``wait`` seconds of quiet. A line
+    already queued is taken at once; otherwise the wait runs in this task, under a
+    deadline (``asyncio.wait_for`` would wrap it in a task of its own, for every line)."""
+    queue = subscriber.queue
+    if not queue.empty():
+        return queue.get_nowait()
     try:
-        return await asyncio.wait_for(subscriber.queue.get(), max(wait, 0.01))
+        async with asyncio.timeout(max(wait, 0.01)):
+            return await queue.get()
     except TimeoutError:
         return None
