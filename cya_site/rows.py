@@ -24,12 +24,21 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar, cast
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
 Converter = Callable[[Any, Any, Any], Any]
+
+
+def _db() -> BaseDatabaseWrapper:
+    """This thread's connection itself. ``connection`` is a proxy that looks the thread's
+    connection up again at every attribute read (a couple of microseconds each), and an
+    action read it some fifty times: these functions look it up once, and hand the
+    connection itself to the fields, converters and cursors they call."""
+    return connections[DEFAULT_DB_ALIAS]
 
 
 def quote(name: str) -> str:
@@ -65,11 +74,12 @@ class Columns:
         """The instance these values describe; None for a LEFT JOIN that found no row."""
         if values[self.pk_index] is None:
             return None
+        db = _db()
         converted = [
-            _convert(value, converters)
+            _convert(value, converters, db)
             for value, converters in zip(values, self._converters(), strict=True)
         ]
-        return self.model.from_db(connection.alias, self.attnames, converted)
+        return self.model.from_db(db.alias, self.attnames, converted)
 
     def _converters(self) -> list[list[tuple[Converter, Any]]]:
         return _converters_of(self.model, self.alias)
@@ -86,9 +96,9 @@ def _converters_of(model: type[Model], alias: str) -> list[list[tuple[Converter,
     return out
 
 
-def _convert(value: Any, converters: list[tuple[Converter, Any]]) -> Any:
+def _convert(value: Any, converters: list[tuple[Converter, Any]], db: BaseDatabaseWrapper) -> Any:
     for converter, column in converters:
-        value = converter(value, column, connection)
+        value = converter(value, column, db)
     return value
 
 
@@ -104,17 +114,18 @@ def cursor() -> Iterator[CursorWrapper]:
     Django's own cursor. Like ``connection.cursor()``, it runs the connection health
     check, joins the current transaction and is logged in tests' query captures.
     """
-    if connection.vendor != "postgresql":
-        with connection.cursor() as plain:
+    db = _db()
+    if db.vendor != "postgresql":
+        with db.cursor() as plain:
             yield plain
         return
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        raw = _prepared_cursor_class()(connection.connection)
-    connection.validate_thread_sharing()
-    wrapper = _LoggedCursor if connection.queries_logged else CursorWrapper
-    with wrapper(raw, connection) as wrapped:
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        raw = _prepared_cursor_class()(db.connection)
+    db.validate_thread_sharing()
+    wrapper = _LoggedCursor if db.queries_logged else CursorWrapper
+    with wrapper(raw, db) as wrapped:
         yield wrapped
 
 
@@ -149,12 +160,13 @@ def pipeline() -> Iterator[None]:
     autocommit mode the block's statements run as one implicit transaction: all or none.
     PostgreSQL only; elsewhere the statements run one by one, as they would without it.
     """
-    if connection.vendor != "postgresql":
+    db = _db()
+    if db.vendor != "postgresql":
         yield
         return
-    connection.close_if_health_check_failed()  # its SELECT 1 must not ride in the batch
-    connection.ensure_connection()
-    with connection.wrap_database_errors, connection.connection.pipeline():
+    db.close_if_health_check_failed()  # its SELECT 1 must not ride in the batch
+    db.ensure_connection()
+    with db.wrap_database_errors, db.connection.pipeline():
         yield
 
 
@@ -202,22 +214,22 @@ def update(instance: Model, field_names: Sequence[str]) -> int:
 
 def prepared(instance: Model, field_names: Sequence[str]) -> list[Any]:
     """The named fields' values as ``update`` sends them, for a statement of one's own."""
-    fields = [_field(type(instance), name) for name in field_names]
-    return [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in fields]
+    fields, db = _fields(type(instance), tuple(field_names)), _db()
+    return [f.get_db_prep_save(f.pre_save(instance, False), db) for f in fields]
 
 
 def insert_values(instance: Model) -> list[Any]:
     """A new instance's values as ``insert`` sends them (every column but the key), for a
     statement of one's own (``insert_from``)."""
-    fields = _insert_fields(type(instance))
-    return [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+    fields, db = _insert_fields(type(instance)), _db()
+    return [f.get_db_prep_save(f.pre_save(instance, True), db) for f in fields]
 
 
 def inserted(instance: Model, pk: Any) -> None:
     """Mark an instance written by a statement of one's own as saved, with its key."""
     instance.pk = pk
     instance._state.adding = False
-    instance._state.db = connection.alias
+    instance._state.db = DEFAULT_DB_ALIAS  # the alias every statement here runs on
 
 
 @cache
@@ -261,6 +273,11 @@ def _update_sql(model: type[Model], field_names: tuple[str, ...]) -> str:
     sets = assignments(model, field_names)
     pk = quote(model._meta.pk.column)
     return f"UPDATE {quote(model._meta.db_table)} SET {sets} WHERE {pk} = %s"
+
+
+@cache
+def _fields(model: type[Model], names: tuple[str, ...]) -> list[Field[Any, Any]]:
+    return [_field(model, name) for name in names]
 
 
 def _field(model: type[Model], name: str) -> Field[Any, Any]:

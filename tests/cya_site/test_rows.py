@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
@@ -100,6 +102,30 @@ def test_statements_are_logged_like_the_orms_with_their_values(game: Game) -> No
     assert [q["sql"] for q in queries] == [
         f'UPDATE "games_game" SET "version" = 7 WHERE "id" = {game.pk}'
     ]
+
+
+def test_statements_run_on_the_connection_of_the_thread_that_runs_them(game: Game) -> None:
+    """As Django's ``connection`` would: each thread has its own, looked up when it runs."""
+    used = {}
+
+    def run() -> None:
+        try:
+            with rows.cursor() as cursor:
+                cursor.execute("SELECT 1")
+                used["thread"] = (cursor.db, connections[DEFAULT_DB_ALIAS])
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    with rows.cursor() as cursor:
+        ours = cursor.db
+
+    theirs, their_own = used["thread"]
+    assert theirs is their_own
+    assert ours is connections[DEFAULT_DB_ALIAS]
+    assert theirs is not ours
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared on PostgreSQL only")
