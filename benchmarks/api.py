@@ -316,6 +316,9 @@ def main() -> None:
         BENCH_ENDPOINTS="true",
         THROTTLE_USER="1000000/min",
         THROTTLE_ACTIONS="1000000/min",
+        # the servers' PostgreSQL backends live through the run, so that the CPU each
+        # spent can be read (_cpu: an exited process's is gone); a run is over a minute
+        DB_CONN_MAX_AGE="600",
     )
     tables = setup(env, args.clients, args.seats, args.ending)
     rest_port, stream_port = free_port(), free_port()
