@@ -31,6 +31,7 @@ WALK = [
     "games/api/views.py",
     "cya_site/parsers.py",
     "cya_site/serializers.py",
+    "games/api/serializers.py",  # the action, taken as the JSON body carried it
     "cya_site/idempotency.py",  # the Idempotency-Key header
     "games/services/acting.py",
     "games/store/seats.py",  # the seat, its game and snapshot: one query
