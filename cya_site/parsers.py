@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Mapping
+from json import JSONDecodeError, JSONDecoder
 from typing import IO, Any
 
 from rest_framework import parsers
@@ -67,8 +68,19 @@ class JSONParser(parsers.JSONParser):
                 {"max_depth": MAX_JSON_DEPTH},
                 status=400,  # not JSON the API reads: the request's form, not a rule
             )
-        parse_constant = json.strict_constant if self.strict else None
         try:
-            return json.loads(text, parse_constant=parse_constant)
+            return _decode(text, self.strict)
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+
+
+# Built once: json.loads builds a decoder on every call given a parse_constant (as DRF's
+# strict wrapper always gives it), and building one cost a body more than decoding it.
+_DECODERS = {True: JSONDecoder(parse_constant=json.strict_constant), False: JSONDecoder()}
+
+
+def _decode(text: str, strict: bool) -> Any:
+    """``json.loads(text)`` as DRF's wrapper runs it (``strict``: NaN and Infinity refused)."""
+    if text.startswith("\ufeff"):  # as json.loads refuses it
+        raise JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODERS[strict].decode(text)

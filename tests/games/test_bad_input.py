@@ -45,7 +45,19 @@ def alice_api(alice: User, api_as: Clients) -> APIClient:
 # --- bodies ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("body", ['{"seats": 3', "{'seats': 3}", "seats=3", "[1, 2", "\x00"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"seats": 3',
+        "{'seats': 3}",
+        "seats=3",
+        "[1, 2",
+        "\x00",
+        '{"seats": NaN}',  # numbers JSON has not (DRF's strict decoding)
+        '{"seats": -Infinity}',
+        '\ufeff{"seats": 3}',  # a byte order mark, as Python's json.loads refuses it
+    ],
+)
 def test_refuses_malformed_json(alice_api: APIClient, body: str) -> None:
     response = alice_api.post("/api/v1/games/", body, content_type="application/json")
 
