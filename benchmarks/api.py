@@ -53,6 +53,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import _cpu  # noqa: E402 - after sys.path
 
 BENCH_DB = "cya_bench"
+# httpx's 5 s default failed whole runs on a machine busy enough to delay a request that
+# long; the latencies are measured, not bounded
+TIMEOUT = 60.0
 T = TypeVar("T")
 
 
@@ -181,7 +184,7 @@ def run_bare(base: str, tables: list[dict[str, Any]], seconds: float) -> tuple[f
     def client(i: int) -> list[float]:
         latencies = []
         headers = {"Authorization": f"Bearer {tables[i]['bare_token']}"}
-        with httpx.Client(base_url=base, headers=headers) as http:
+        with httpx.Client(base_url=base, headers=headers, timeout=TIMEOUT) as http:
             while time.time() < stop:
                 t0 = time.perf_counter()
                 response = http.post("/api/v1/bench/rw/")
@@ -209,7 +212,10 @@ def run_games(
         headers = [{"Authorization": f"Bearer {t}"} for t in table["tokens"]]
         url = f"/api/v1/games/{table['game']}"
         with contextlib.ExitStack() as stack:
-            https = [stack.enter_context(httpx.Client(base_url=base, headers=h)) for h in headers]
+            https = [
+                stack.enter_context(httpx.Client(base_url=base, headers=h, timeout=TIMEOUT))
+                for h in headers
+            ]
             lines = []
             if streams is not None:  # every seat's stream, open before the first action
                 for http in https:
