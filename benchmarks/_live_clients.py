@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import subprocess
 import threading
 import time
@@ -136,8 +137,12 @@ def crowd(waits: str, games: list[int], streams: int, polls: int, ready: Any, do
 
     Plain HTTP/1.1 over asyncio's streams, not httpx: this process shares the machine's
     cores with the servers it measures (people watching are on their own machines), so it
-    spends as little of them as it can. A stream's lines are read and dropped; a long-poll
-    reads the version it answers and asks again after it."""
+    spends as little of them as it can, and it runs in the idle scheduling class: it takes
+    a core only when the servers leave it one, as a crowd on machines of its own would
+    not take the servers' at all. (It answers every change all the same, a little later:
+    each long-poll asks again once per change, as before.) A stream's lines are read and
+    dropped; a long-poll reads the version it answers and asks again after it."""
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     host, port = waits.removeprefix("http://").split(":")
 
     async def stream(game: int, opened: list[int]) -> None:
