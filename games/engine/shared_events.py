@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .actions import cards_of
 from .cards import ASSETS, KINDS, PENNY_JAR
+from .depths import DEPTH_NAMES, DRAFTED
 from .events import Event
 
 
@@ -75,8 +76,6 @@ class SharedEvents:
         key = 1 << 40 | seat << 32 | kind << 24 | action  # an action fits in 24 bits
         e = self._made.get(key)
         if e is None:
-            from .state import DEPTH_NAMES  # state imports this module (through table)
-
             keys = self.keys
             e = self._made[key] = Event(
                 type="challenge",
@@ -123,8 +122,6 @@ class SharedEvents:
         )
         e = self._made.get(key)
         if e is None:
-            from .state import DEPTH_NAMES, DRAFTED  # state imports this module (through table)
-
             end = {
                 "type": "draft_end" if depth == DRAFTED else "challenge_end",
                 "winner": winner,

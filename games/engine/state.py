@@ -9,6 +9,11 @@ from __future__ import annotations
 from itertools import chain
 from typing import Any, Final, NamedTuple
 
+# where a challenge is aimed (RULES #11, #28, #35), named here too
+from .depths import DEPTH_NAMES as DEPTH_NAMES
+from .depths import DRAFTED as DRAFTED
+from .depths import SECOND as SECOND
+from .depths import TOP as TOP
 from .hands import EMPTY, Hand
 from .rules import RuleSet
 from .table import Table, compile_rules
@@ -31,12 +36,6 @@ DECISION_NAMES = (
     "move_choice",
     "over",
 )
-
-# Where a challenge is aimed (RULES #11, #28, #35).
-TOP: Final = 0
-SECOND: Final = 1
-DRAFTED: Final = 2
-DEPTH_NAMES = ("top", "second", "draft")
 
 
 class AssetSet(NamedTuple):

@@ -121,6 +121,7 @@ def test_a_guest_at_a_two_seat_table_against_a_bot_drafts_and_forks_the_replay(
 
     # what if? play on from step 3 of its replay, everything hidden dealt again
     page.get_by_role("link", name="Watch the replay").click()
+    expect(page.locator("#replay-board")).to_be_visible()  # the viewer, not the game page
     page.wait_for_load_state()  # the viewer's keys work once its script has run
     for _ in range(3):
         page.keyboard.press("ArrowRight")
