@@ -181,11 +181,7 @@ class _LoopCounts:
         while self.asked:
             batch, self.asked = self.asked, []
             pipe = self.client.pipeline(transaction=False)
-            for keys, _ in batch:
-                for key, seconds in keys:
-                    full = self.cache.make_and_validate_key(key)
-                    pipe.set(full, 0, ex=seconds + 1, nx=True)
-                    pipe.incr(full)
+            _counting(pipe, self.cache, [key for keys, _ in batch for key in keys])
             try:
                 counted = [int(n) for n in (await pipe.execute())[1::2]]
             except (redis.RedisError, OSError) as error:
@@ -260,11 +256,17 @@ def _count_in_redis(cache: RedisCache, keys: list[tuple[str, int]]) -> list[int]
     """The same in one round trip: SET NX (with expiry) and INCR per counter, pipelined.
     Django's RedisCache offers no pipeline itself; its client's connection pool does."""
     pipe = _client(cache).pipeline(transaction=False)
+    _counting(pipe, cache, keys)
+    return [int(n) for n in pipe.execute()[1::2]]
+
+
+def _counting(pipe: Any, cache: RedisCache, keys: list[tuple[str, int]]) -> None:
+    """Queue on ``pipe`` (a pipeline, blocking or asynchronous) a SET NX with expiry and
+    an INCR per counter: each INCR's reply is its counter's new value."""
     for key, seconds in keys:
         full = cache.make_and_validate_key(key)
         pipe.set(full, 0, ex=seconds + 1, nx=True)
         pipe.incr(full)
-    return [int(n) for n in pipe.execute()[1::2]]
 
 
 _caches: dict[str, BaseCache] = {}

@@ -100,6 +100,16 @@ def lean_answers(base: str) -> float:
     return float(found.group(2)) if found else 0.0
 
 
+def waiting(base: str, game: Game, timeout: float) -> tuple[threading.Thread, list[httpx.Response]]:
+    """A spectator's wait sent on a thread of its own; its answer lands in the list."""
+    answers: list[httpx.Response] = []
+    waiter = threading.Thread(
+        target=lambda: answers.append(wait(base, game, an_address(), timeout=timeout))
+    )
+    waiter.start()
+    return waiter, answers
+
+
 def test_a_spectators_wait_is_answered_lean_with_djangos_body_and_headers(
     server: str, alice: User, bob: User, carol: User, staff: User
 ) -> None:
@@ -134,12 +144,8 @@ def test_a_lean_wait_waits_for_the_next_move_and_answers_it(
     server: str, followed: Followed
 ) -> None:
     before = lean_answers(server)
-    answers: list[httpx.Response] = []
-    waiter = threading.Thread(
-        target=lambda: answers.append(wait(server, followed.game, an_address(), timeout=20))
-    )
     seen = followed.game.version
-    waiter.start()
+    waiter, answers = waiting(server, followed.game, timeout=20)
     time.sleep(0.5)  # waiting
 
     started = time.monotonic()
@@ -243,11 +249,7 @@ def test_a_game_deleted_while_a_lean_wait_waits_is_answered_404_in_the_one_shape
     server: str, followed: Followed
 ) -> None:
     before = lean_answers(server)
-    answers: list[httpx.Response] = []
-    waiter = threading.Thread(
-        target=lambda: answers.append(wait(server, followed.game, an_address(), timeout=2))
-    )
-    waiter.start()
+    waiter, answers = waiting(server, followed.game, timeout=2)
     time.sleep(0.5)  # waiting
 
     Game.objects.filter(pk=followed.game.pk).delete()  # by staff, unannounced
