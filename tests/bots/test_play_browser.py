@@ -136,3 +136,65 @@ def test_a_guest_at_a_two_seat_table_against_a_bot_drafts_and_forks_the_replay(
     staff = User.objects.create_user(username="staff", is_staff=True)
     game_services.game_abort(game=forked, by=staff, reason="test over")  # its stream ends
     expect(page.locator("#board")).to_contain_text("The game was aborted.")
+
+
+# Every board the page draws, in order: #board is replaced whole at each change.
+RECORD_VERSIONS = """() => {
+  window.drawnVersions = [];
+  const note = () => {
+    const v = Number(document.getElementById('board')?.dataset.version);
+    if (v !== window.drawnVersions.at(-1)) window.drawnVersions.push(v);
+  };
+  new MutationObserver(note).observe(document.body, { childList: true, subtree: true });
+  note();
+}"""
+
+
+# The page's fetches of its board, answered late where the page already shows that board
+# (a second refresh for one change): not until the page has drawn a newer one, as when the
+# person's move is answered first. In the page, so the test's own taps go on meanwhile.
+ANSWER_LATE = """(() => {
+  const fetchNow = window.fetch;
+  const shown = () => Number(document.getElementById('board')?.dataset.version);
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+  window.fetch = async (url, options) => {
+    const response = await fetchNow(url, options);
+    if (!/\\/board\\/$/.test(String(url))) return response;
+    const html = await response.text();
+    const version = Number((/data-version="(\\d+)"/.exec(html) || [])[1]);
+    if (version === shown()) {
+      window.heldBack = (window.heldBack || 0) + 1;
+      const until = performance.now() + 5000;
+      while (shown() <= version && performance.now() < until) await pause(50);
+    }
+    return new Response(html, { status: response.status, headers: response.headers });
+  };
+})()"""
+
+
+def test_a_board_fetched_before_the_persons_move_never_draws_the_table_back(
+    open_page: Callable[..., Page],
+) -> None:
+    """A person's turn comes as two stream lines (the game's update, the seat's decision);
+    a board fetched for the second while the person's move is on its way is older than the
+    move's own answer when it comes back, and the page must not go back to it."""
+    page = open_page("/play/", size=DESKTOP)
+    page.add_init_script(ANSWER_LATE)
+    game = open_a_quick_table(page, seats=4)
+    page.evaluate(RECORD_VERSIONS)
+    board = page.locator("#board")
+    rng = random.Random(1)
+    for _ in range(3):  # three of the person's turns
+        expect(page.locator("#board[data-yours]")).to_be_attached(timeout=30_000)
+        version = board.get_attribute("data-version")
+        tap_a_move(page, rng)
+        page.wait_for_function(
+            "v => document.querySelector('#board')?.dataset.version !== v", arg=version
+        )
+    page.wait_for_timeout(2000)  # any board still held back has come
+
+    drawn = page.evaluate("window.drawnVersions")
+    assert drawn == sorted(drawn), drawn  # never back to an older board
+    staff = User.objects.create_user(username="staff", is_staff=True)
+    game_services.game_abort(game=game, by=staff, reason="test over")  # its stream ends
+    expect(page.locator("#board")).to_contain_text("The game was aborted.")

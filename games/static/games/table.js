@@ -99,6 +99,19 @@ function drawn(before, events, line, hadFocus) {
 let busy = false;
 let waiting = [];
 
+// The version a board's HTML was drawn at. A board fetched before the person's move and
+// answered after the move's own board (htmx's swap) is older than the one shown and is
+// never drawn over it: the page would show a past turn, and wait there. (A move's answer
+// is never the older one: htmx drops it once a refresh has replaced the move's form.)
+function versionOf(html) {
+  const found = /data-version="(\d+)"/.exec(html || "");
+  return found ? Number(found[1]) : -1;
+}
+
+function older(html) {
+  return board() !== null && versionOf(html) < shown();
+}
+
 function refresh() {
   if (busy) {
     return;
@@ -110,7 +123,7 @@ function refresh() {
     .then((response) => (response.ok ? response.text() : null))
     .then((html) => {
       const old = board();
-      if (html && old) {
+      if (html && old && !older(html)) {
         const hadFocus = old.contains(document.activeElement) || document.activeElement === document.body;
         const before = measure(old);
         old.outerHTML = html;
