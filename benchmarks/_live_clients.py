@@ -1,14 +1,12 @@
 """The clients of benchmarks/live.py (run that, not this): people playing their tables
-through the API, and the crowd, anonymous spectator streams and long-polls from a
-process of their own, with a probe of /healthz, while the people play."""
+through the API, each from a process of their own, and the crowd, anonymous spectator
+streams and long-polls from another, with a probe of /healthz while the people play."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import multiprocessing
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +14,8 @@ from typing import Any, NamedTuple
 
 import httpx
 import orjson
+
+Report = tuple[int, list[float], list[float], list[float], list[float]]
 
 
 class Person:
@@ -64,6 +64,25 @@ class Person:
             self.server_ms.append(timing["app"])
             self.db_ms.append(timing["db"])
 
+    def report(self) -> Report:
+        """The table, and of each action: its time, the application's, the queries', and
+        when it was sent."""
+        return self.game, self.actions_ms, self.server_ms, self.db_ms, self.began
+
+
+def person(
+    web: str, waits: str, token: str, after: float, opened: Any, go: Any, reports: Any
+) -> None:
+    """In a process of its own, as people sit at machines of their own (threads of one
+    process would time each other's work as theirs: the interpreter runs one at a time):
+    open a table, say which, play it from ``after`` seconds past ``go``, and report."""
+    seated = Person(web, waits, token)
+    opened.put(seated.open())
+    go.wait()
+    time.sleep(after)
+    seated.play()
+    reports.put(seated.report())
+
 
 def server_timing(header: str) -> dict[str, float]:
     """``Server-Timing``'s durations by name: ``app;dur=4.2, db;dur=1.3;desc="2 queries"``
@@ -77,29 +96,13 @@ def server_timing(header: str) -> dict[str, float]:
     return found
 
 
-def play_tables(web: str, waits: str, tokens: list[str]) -> tuple[list[int], list[float]]:
-    """Every person opens a table and plays it to its end; the games and action times."""
-    people = [Person(web, waits, token) for token in tokens]
-    games = [person.open() for person in people]
-    threads = [threading.Thread(target=person.play) for person in people]
-    began = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    print_slowest(people, began)
-    return games, [ms for person in people for ms in person.actions_ms]
-
-
-def print_slowest(people: list[Person], began: float, count: int = 5) -> None:
+def print_slowest(reports: list[Report], began: float, count: int = 5) -> None:
     """The phase's slowest actions: how long (of it the server's application's, and of
     that its queries'), which of its table's moves, and when."""
     moves = [
         (ms, server, db, n, table, at - began)
-        for table, person in enumerate(people)
-        for n, (ms, server, db, at) in enumerate(
-            zip(person.actions_ms, person.server_ms, person.db_ms, person.began, strict=True), 1
-        )
+        for table, (_, actions, servers, dbs, sent) in enumerate(reports)
+        for n, (ms, server, db, at) in enumerate(zip(actions, servers, dbs, sent, strict=True), 1)
     ]
     slowest = sorted(moves, reverse=True)[:count]
     print("  slowest actions: " + ", ".join(
@@ -207,58 +210,73 @@ def rss_kb(pid: int) -> int:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
-class Crowd(NamedTuple):
-    """What a crowd phase measured: /healthz and the people's actions (ms), the crowd's
-    connections opened and refused, and the ASGI server's memory per connection (KB)."""
+# People start their tables this far apart (seconds), as people do, rather than within
+# the same millisecond: eight first moves at one instant measure eight-way contention
+# for two cores, the same with a crowd or without (measured: the first moves were a
+# phase's slowest, 60-100 ms, in every phase alike), and hide what a crowd costs.
+ARRIVALS = 0.25
 
-    healthz: list[float]
+
+class Played(NamedTuple):
+    """What a phase measured: its games, the people's actions and /healthz (ms), the
+    crowd's connections opened and refused, and the ASGI server's memory per connection
+    (KB)."""
+
+    games: list[int]
     actions: list[float]
+    healthz: list[float]
     opened: int
     refused: int
     kb: float
 
 
-def crowd_phase(
-    args: argparse.Namespace,
-    url: str,
+def play_phase(
     web: str,
     waits: str,
     tokens: list[str],
-    processes: list[subprocess.Popen[bytes]],
-    measured: Callable[[Callable[[], None]], None],
-) -> Crowd:
-    """A set of tables, with the crowd on them and the probe on /healthz; the play (once
-    the crowd has connected) runs inside ``measured``."""
-    people = [Person(web, waits, token) for token in tokens]
-    games = [person.open() for person in people]
-    uvicorn = processes[1].pid
-    before = rss_kb(uvicorn)
+    crowded: tuple[int, int],
+    uvicorn: int,
+    measured: Callable[[Callable[[], list[Report]]], list[Report]],
+) -> Played:
+    """A set of tables, each played by its person from a process of their own, with the
+    probe on /healthz and, where ``crowded`` (streams, long-polls) asks for one, the crowd
+    on the tables. Every phase goes the same way, so that phases differ only in what
+    they are about: the tables are opened, the crowd (if any) connects, two seconds to
+    settle, and the people start, ``ARRIVALS`` seconds apart; the play runs inside
+    ``measured``."""
     context = multiprocessing.get_context("spawn")
+    opened, go, reports = context.Queue(), context.Event(), context.Queue()
+    people = [
+        context.Process(target=person, args=(web, waits, token, n * ARRIVALS, opened, go, reports))
+        for n, token in enumerate(tokens)
+    ]
+    for process in people:
+        process.start()
+    games = [opened.get(timeout=300) for _ in people]
+    streams, polls = crowded
+    before = rss_kb(uvicorn)
     ready, done = context.Queue(), context.Event()
-    spectators = context.Process(
-        target=crowd, args=(waits, games, args.streams, args.waits, ready, done)
-    )
+    spectators = context.Process(target=crowd, args=(waits, games, streams, polls, ready, done))
     spectators.start()
-    opened, refused = ready.get(timeout=300)
+    connected, refused = ready.get(timeout=300)
     time.sleep(2)  # settled
-    kb = (rss_kb(uvicorn) - before) / max(opened, 1)
+    kb = (rss_kb(uvicorn) - before) / max(connected, 1)
     stopped, healthz = threading.Event(), []  # type: ignore[var-annotated]
     prober = threading.Thread(target=probe, args=(f"{web}/healthz", stopped, healthz))
     prober.start()
-    threads = [threading.Thread(target=person.play) for person in people]
 
-    def play() -> None:
+    def play() -> list[Report]:
         began = time.monotonic()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        print_slowest(people, began)
+        go.set()
+        played = [reports.get(timeout=1800) for _ in people]
+        print_slowest(played, began)
+        return played
 
-    measured(play)
+    played = measured(play)
     stopped.set()
     prober.join()
     done.set()
-    spectators.join(timeout=60)
-    actions = [ms for person in people for ms in person.actions_ms]
-    return Crowd(healthz, actions, opened, refused, kb)
+    for process in [*people, spectators]:
+        process.join(timeout=60)
+    actions = [ms for report in played for ms in report[1]]
+    return Played(games, actions, healthz, connected, refused, kb)

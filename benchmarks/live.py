@@ -8,17 +8,21 @@ documented production process set on 127.0.0.1 (README "Deployment"): gunicorn (
 uvicorn (ASGI, the waits), a worker on ``interactive``, a worker at idle CPU priority
 (``chrt --idle 0``) on ``batch`` with one process fewer than the cores, a worker on
 ``outbound`` and beat, on queues of its own (``CELERY_QUEUE_PREFIX``). One run, four
-sets of ``--tables`` people's tables (a seat played by this script through the API,
-three built-in bots, the quick ending), each played to its end:
+sets of ``--tables`` people's tables (a seat played through the API by a person, each
+from a process of their own, three built-in bots, the quick ending), each played to its
+end, while a probe GETs ``/healthz`` on gunicorn every 50 ms:
 
 1. idle: the ladder stopped, no crowd;
 2. crowd: ``--streams`` anonymous spectator streams and ``--waits`` anonymous long-polls
-   open on the live tables, from another process, while a probe GETs ``/healthz`` on
-   gunicorn every 50 ms; the ladder stopped;
+   open on the live tables, from another process; the ladder stopped;
 3. busy: entered bots (the search player ``ismcts`` among them) on a ladder of more
    tables than the batch worker has processes, keeping it busy the whole time;
 4. both: the crowd of 2 and the busy ladder of 3 at once, beyond the issue's two phases
    (printed, not on the last line).
+
+Every phase goes the same way (benchmarks/_live_clients.py, ``play_phase``): the tables
+are opened, the crowd (if any) connects, two seconds to settle, and the people start a
+quarter second apart, so phases differ only in the ladder and the crowd.
 
 A bot turn's delay runs from when it was due (the move before it, plus
 ``BOT_MOVE_DELAY_MS``) to the bot's action, both read from the game's log. The person
@@ -59,7 +63,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._live_clients import Crowd, crowd_phase, play_tables  # noqa: E402 - after sys.path
+from benchmarks._live_clients import Played, play_phase  # noqa: E402 - after sys.path
 from benchmarks.api import (  # noqa: E402 - after sys.path
     free_port,
     percentile,
@@ -285,29 +289,30 @@ def main() -> None:
         cpu_report(label, before, cpu_seconds(sessions), time.monotonic() - began)
         return result
 
-    def crowded(label: str, people: list[str]) -> Crowd:
-        return crowd_phase(
-            args, url, web, waits, people, processes, lambda play: phase(label, play)
+    def played(label: str, people: list[str], crowded: bool) -> Played:
+        crowd = (args.streams, args.waits) if crowded else (0, 0)
+        return play_phase(
+            web, waits, people, crowd, processes[1].pid, lambda play: phase(label, play)
         )
 
     try:
         print("1. idle ladder", flush=True)
-        games, idle_actions = phase("idle", lambda: play_tables(web, waits, sets[0]))
-        idle = bot_delays(url, games)
+        quiet = played("idle", sets[0], crowded=False)
+        idle = bot_delays(url, quiet.games)
         print("2. crowd, the ladder idle", flush=True)
-        crowd = crowded("crowd", sets[1])
+        crowd = played("crowd", sets[1], crowded=True)
         print("3. busy ladder", flush=True)
         ladder(url, True)
         ladder_busy(url, at_least=2)
-        games, busy_actions = phase("busy", lambda: play_tables(web, waits, sets[2]))
-        busy = bot_delays(url, games)
+        loaded = played("busy", sets[2], crowded=False)
+        busy = bot_delays(url, loaded.games)
         with psycopg.connect(url, autocommit=True) as conn:
             running = value(
                 conn, "SELECT count(*) FROM bots_match WHERE status IN ('running', 'scheduled')"
             )
         print(f"  ladder matches running or waiting at the end: {running}", flush=True)
         print("4. crowd and busy ladder together (beyond the issue's phases)", flush=True)
-        both = crowded("crowd+busy", sets[3])
+        both = played("crowd+busy", sets[3], crowded=True)
     finally:
         ladder(url, False)
         stop(processes)
@@ -316,10 +321,11 @@ def main() -> None:
     for name, found in (("idle", idle), ("busy", busy)):
         print(f"bot turns {name}: n={len(found)} p50={percentile(found, 50):.0f} ms"
               f" p99={percentile(found, 99):.0f} ms")  # fmt: skip
-    idle_action_p99 = percentile(idle_actions, 99)
-    print(f"actions idle: p50={percentile(idle_actions, 50):.0f} ms p99={idle_action_p99:.0f} ms")
-    print(f"actions busy: p50={percentile(busy_actions, 50):.0f} ms"
-          f" p99={percentile(busy_actions, 99):.0f} ms")  # fmt: skip
+    idle_action_p99 = percentile(quiet.actions, 99)
+    for label, seen in (("idle", quiet), ("busy", loaded)):
+        print(f"actions {label}: p50={percentile(seen.actions, 50):.0f} ms"
+              f" p99={percentile(seen.actions, 99):.0f} ms;"
+              f" healthz p99={percentile(seen.healthz, 99):.1f} ms")  # fmt: skip
     for label, seen in (("with the crowd", crowd), ("with the crowd and the busy ladder", both)):
         p99 = percentile(seen.actions, 99)
         print(f"actions {label}: p50={percentile(seen.actions, 50):.0f} ms p99={p99:.0f} ms"
