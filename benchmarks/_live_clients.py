@@ -75,12 +75,17 @@ def person(
 ) -> None:
     """In a process of its own, as people sit at machines of their own (threads of one
     process would time each other's work as theirs: the interpreter runs one at a time):
-    open a table, say which, play it from ``after`` seconds past ``go``, and report."""
+    open a table, say which, play it from ``after`` seconds past ``go``, and report (or
+    say what went wrong, for the phase to stop at once rather than wait for a report)."""
     seated = Person(web, waits, token)
     opened.put(seated.open())
     go.wait()
     time.sleep(after)
-    seated.play()
+    try:
+        seated.play()
+    except Exception as error:
+        reports.put(repr(error))
+        raise
     reports.put(seated.report())
 
 
@@ -269,6 +274,9 @@ def play_phase(
         began = time.monotonic()
         go.set()
         played = [reports.get(timeout=1800) for _ in people]
+        failed = [report for report in played if isinstance(report, str)]
+        if failed:
+            raise RuntimeError(f"a person could not play: {failed[0]}")
         print_slowest(played, began)
         return played
 
