@@ -13,6 +13,13 @@ processes (every core by default) and give the same figures whatever the count. 
 engine's random-play rate is measured in the same run, to compare machines. ``--record``
 adds both tables to ``bots/strength.json``, which the ladder page shows.
 
+A measure at the production cap (``--ms 500``: about four hours of two free cores for
+the 1,000 games of each table) may be spread over several sittings: ``--journal FILE``
+appends each deal to FILE (JSON lines) as it ends and skips the deals FILE already holds
+for the same line-up, rules, seed and budget; ``--hours H`` starts no deal after H hours.
+Run the same command again to go on; the tables are printed over the journal's deals,
+and the last line only once both tables hold every deal asked for.
+
 The last line is read by tools:
 ``search_vs_3shark_win=<share> ci95=<half-width> search_vs_shark_2p_win=<share>
 ci95=<half-width> decisions_per_s=<engine rate in the same run>``
@@ -21,6 +28,7 @@ ci95=<half-width> decisions_per_s=<engine rate in the same run>``
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import sys
@@ -31,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.engine import engine_rate
 from bots.strategies.arena import (
+    Deal,
     Maker,
     Row,
     budget,
@@ -43,38 +52,92 @@ from bots.strength import STRENGTH_FILE, measurement, record
 from games.engine import RuleSet
 
 
+class Journal:
+    """The deals of one table played so far, in a file of JSON lines shared by every
+    table and budget: a line per deal, keyed by line-up, rules, seed and budget."""
+
+    def __init__(self, path: Path | None, names: list[str], seed: int, make: Maker) -> None:
+        self.path = path
+        self.key = {"lineup": names, "preset": "2021", "seed": seed,
+                    "iterations": make.iterations, "ms": make.ms}  # fmt: skip
+        self.deals: dict[int, Deal] = {}
+        if path is not None and path.exists():
+            for line in path.read_text().splitlines():
+                entry = json.loads(line)
+                if {k: entry.get(k) for k in self.key} == self.key:
+                    self.deals[entry["deal"]] = Deal(
+                        tuple(map(tuple, entry["places"])),
+                        tuple(map(tuple, entry["winners"])),
+                        entry["searched"],
+                        entry["decisions"],
+                    )
+
+    def add(self, index: int, one: Deal) -> None:
+        self.deals[index] = one
+        if self.path is not None:
+            entry = {**self.key, "deal": index, "places": one.places, "winners": one.winners,
+                     "searched": one.searched, "decisions": one.decisions}  # fmt: skip
+            with self.path.open("a") as f:
+                f.write(json.dumps(entry) + "\n")
+
+
 def measure(
-    seats: int, games: int, seed: int, make: Maker, jobs: int, record_in: Path | None
-) -> Row:
+    seats: int,
+    games: int,
+    seed: int,
+    make: Maker,
+    jobs: int,
+    record_in: Path | None,
+    journal_in: Path | None = None,
+    until: float | None = None,
+) -> Row | None:
     """ismcts against ``seats - 1`` sharks: its row of the strength table (recorded in
-    ``record_in`` for the ladder page, if given)."""
+    ``record_in`` for the ladder page, if given), or None while ``journal_in`` lacks
+    some of its deals (``until`` stopped the sitting first)."""
     names = ["ismcts", *["shark"] * (seats - 1)]
     deals = max(1, games // seats)
+    journal = Journal(journal_in, names, seed, make)
+    todo = [d for d in range(deals) if d not in journal.deals]
     start = time.perf_counter()
     last = [start]
+    before = deals - len(todo)
+    if before:
+        print(f"  {seats} seats: {before}/{deals} deals in {journal_in}", flush=True)
 
     def progress(done: int) -> None:
         now = time.perf_counter()
-        if now - last[0] > 60 or done == deals:
+        if now - last[0] > 60 or done == len(todo):
             last[0] = now
-            print(f"  {seats} seats: {done}/{deals} deals, {now - start:,.0f} s", flush=True)
+            print(
+                f"  {seats} seats: {before + done}/{deals} deals, {now - start:,.0f} s", flush=True
+            )
 
     rules = RuleSet.preset("2021", seats=seats)
-    played = deals_played(rules, names, deals, seed, make, progress, jobs)
+    new = deals_played(
+        rules, names, deals, seed, make, progress, jobs,
+        only=todo, finished=journal.add, until=until,
+    )  # fmt: skip
+    played = [journal.deals[d] for d in range(deals) if d in journal.deals]
+    if not played:
+        print(f"  {seats} seats: no deal played yet", flush=True)
+        return None
     rows = strength(names, played)
     print("\n".join(table(rows)))
-    if record_in is not None:
+    if record_in is not None and len(played) == deals:
         command = shlex.join(["python", "benchmarks/strength.py", *sys.argv[1:]])
         spend = (make.iterations, make.ms)
         record(measurement(names, "2021", deals, spend, command, strengths(rows)), record_in)
-    searched = sum(d.searched for d in played)
-    decisions = sum(d.decisions for d in played)
+    searched = sum(d.searched for d in new)
+    decisions = sum(d.decisions for d in new)
     spent = time.perf_counter() - start
     print(
         f"  search: {decisions:,} decisions searched, {searched / max(1, decisions):,.0f} "
         f"iterations each, {searched / spent / jobs:,.0f} iterations per second per process",
         flush=True,
     )
+    if len(played) < deals:
+        print(f"  {seats} seats: {len(played)}/{deals} deals so far", flush=True)
+        return None
     return next(r for r in rows if r.name == "ismcts")
 
 
@@ -93,19 +156,28 @@ def main() -> None:
         type=Path,
         help=f"add both tables to this file (default {STRENGTH_FILE.name}) for the ladder page",
     )
+    parser.add_argument("--journal", type=Path, help="go on from, and add to, this file of deals")
+    parser.add_argument("--hours", type=float, help="start no deal after this many hours")
     args = parser.parse_args()
     if args.games < 2:
         parser.error("--games must be at least 2")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.hours is not None and args.journal is None:
+        parser.error("--hours needs --journal, to keep the deals of a sitting cut short")
     make = budget(args.iterations, args.ms)
     print(
         f"budget: {make.iterations or '-'} iterations / {make.ms or '-'} ms per decision, "
         f"{args.jobs} processes",
         flush=True,
     )
-    four = measure(4, args.games, args.seed, make, args.jobs, args.record)
-    two = measure(2, args.games, args.seed, make, args.jobs, args.record)
+    until = None if args.hours is None else time.monotonic() + args.hours * 3600
+    kept = (args.record, args.journal, until)
+    four = measure(4, args.games, args.seed, make, args.jobs, *kept)
+    two = measure(2, args.games, args.seed, make, args.jobs, *kept)
+    if four is None or two is None:
+        print(f"incomplete: the same command goes on from {args.journal}")
+        return
     rate = engine_rate(RuleSet.preset("2021", seats=4), args.seconds, with_observe=False)
     print(
         f"search_vs_3shark_win={four.win.mean:.3f} ci95={four.win.half:.3f} "

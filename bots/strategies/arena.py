@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import shlex
 import sys
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -144,27 +145,52 @@ def deals_played(
     make: Maker,
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
+    *,
+    only: Sequence[int] | None = None,
+    finished: Callable[[int, Deal], None] | None = None,
+    until: float | None = None,
 ) -> list[Deal]:
-    """Deals ``deal_seeds(seed, deals)``, in order, on ``jobs`` processes.
+    """Deals ``deal_seeds(seed, deals)``, in order, on ``jobs`` processes: those at the
+    indices ``only`` if given, each handed to ``finished`` with its index as it ends. Once
+    ``time.monotonic()`` passes ``until`` no further deal starts, and the deals played are
+    returned, in order.
 
     The same arguments give the same deals whatever ``jobs`` is (time-bound search aside).
     """
     seeds = deal_seeds(seed, deals)
+    wanted = range(deals) if only is None else only
     key = tuple(names)
+    played: dict[int, Deal] = {}
+
+    def ended(index: int, one: Deal) -> None:
+        played[index] = one
+        if finished is not None:
+            finished(index, one)
+        if progress is not None:
+            progress(len(played))
+
+    def late() -> bool:
+        return until is not None and time.monotonic() > until
+
     if jobs <= 1:
-        out = []
-        for d, s in enumerate(seeds):
-            out.append(deal(rules, key, make, s))
-            if progress is not None:
-                progress(d + 1)
-        return out
+        for index in wanted:
+            if late():
+                break
+            ended(index, deal(rules, key, make, seeds[index]))
+        return [played[index] for index in sorted(played)]
+    if late():
+        return []
     context = multiprocessing.get_context("spawn")  # fork may hang a threaded parent
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = [pool.submit(deal, rules, key, make, s) for s in seeds]
-        for done, _ in enumerate(as_completed(futures), start=1):
-            if progress is not None:
-                progress(done)
-        return [f.result() for f in futures]
+        futures = {pool.submit(deal, rules, key, make, seeds[index]): index for index in wanted}
+        for future in as_completed(futures):
+            if future.cancelled():
+                continue
+            ended(futures[future], future.result())
+            if late():
+                for pending in futures:
+                    pending.cancel()  # those already running finish
+        return [played[index] for index in sorted(played)]
 
 
 def strength(names: Sequence[str], played: Sequence[Deal]) -> list[Row]:

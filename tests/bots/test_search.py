@@ -122,6 +122,29 @@ def test_duplicate_deals_are_the_same_on_one_process_or_two() -> None:
     assert [d.decisions > 0 and d.searched == 4 * d.decisions for d in one] == [True] * 3
 
 
+def test_deals_played_in_pieces_are_the_deals_played_at_once() -> None:
+    """A long measure may be spread over sittings: the deals at some indices, then the
+    rest, are the run's deals, each handed over with its index as it ends."""
+    rules = RuleSet.preset("2021", seats=3)
+    names = ["ismcts", "shark", "greedy"]
+    whole = deals_played(rules, names, 3, 5, Maker(4, None), jobs=1)
+    ended: list[int] = []
+    first = deals_played(rules, names, 3, 5, Maker(4, None), jobs=2, only=[2, 0],
+                         finished=lambda index, _: ended.append(index))  # fmt: skip
+    rest = deals_played(rules, names, 3, 5, Maker(4, None), jobs=1, only=[1])
+    assert first == [whole[0], whole[2]]  # in the deals' order
+    assert rest == [whole[1]]
+    assert sorted(ended) == [0, 2]
+
+
+def test_no_deal_starts_once_its_time_has_passed() -> None:
+    rules = RuleSet.preset("2021", seats=3)
+    names = ["ismcts", "shark", "greedy"]
+    for jobs in (1, 2):
+        late = deals_played(rules, names, 3, 5, Maker(4, None), jobs=jobs, until=0.0)
+        assert late == []
+
+
 def test_a_measurement_drops_only_the_default_time_cap() -> None:
     assert budget(None, None) == Maker(SearchStrategy().iterations, None)
     assert budget(50, None) == Maker(50, None)
