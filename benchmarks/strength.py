@@ -49,7 +49,7 @@ from bots.strategies.arena import (
     table,
 )
 from bots.strength import STRENGTH_FILE, measurement, record
-from games.engine import RuleSet
+from games.engine import ENGINE_BUILD, RuleSet
 
 
 class Journal:
@@ -75,8 +75,10 @@ class Journal:
     def add(self, index: int, one: Deal) -> None:
         self.deals[index] = one
         if self.path is not None:
+            # which engine played a time-bound search matters: it is noted, not a key
             entry = {**self.key, "deal": index, "places": one.places, "winners": one.winners,
-                     "searched": one.searched, "decisions": one.decisions}  # fmt: skip
+                     "searched": one.searched, "decisions": one.decisions,
+                     "engine": ENGINE_BUILD}  # fmt: skip
             with self.path.open("a") as f:
                 f.write(json.dumps(entry) + "\n")
 
