@@ -12,9 +12,6 @@ import asyncio
 import json
 import os
 import queue
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -33,51 +30,21 @@ from accounts.services import token_create
 from games import services, store
 from games.engine import RuleSet, action_to_json, legal_actions, observe
 from games.models import Game
-from tests.conftest import ROOT, _test_database_url
+from tests.asgi import SERVED, uvicorn_serving
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
 KEEPALIVE_SECONDS = 1
 STREAMS_PER_USER = 3
-SERVERS: dict[str, int] = {}  # a server's base URL -> its process id
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _serve(redis_url: str) -> Iterator[str]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": _test_database_url(),
+    settings = {
         "REDIS_URL": redis_url,
         "STREAM_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
         "STREAMS_PER_USER": str(STREAMS_PER_USER),
-        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
     }
-    command = [
-        sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
-        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-    ]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    SERVERS[base] = server.pid
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{base}/api/v1/", timeout=2)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("uvicorn did not start")
-                time.sleep(0.2)
+    with uvicorn_serving(settings) as base:
         yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 @pytest.fixture(scope="session")
@@ -439,9 +406,9 @@ def test_an_open_stream_holds_no_thread_of_its_own(
     for stream in open_all():  # the pool's threads for the streams' reads start now
         stream.close()
     time.sleep(1)  # each hung-up stream is let go
-    before = _threads(SERVERS[stream_server])
+    before = _threads(SERVED[stream_server])
     streams = open_all()
-    during = _threads(SERVERS[stream_server])
+    during = _threads(SERVED[stream_server])
 
     assert during - before < len(streams) // 2, (before, during)
     act(game, {0: alice, 1: bob, 2: carol})  # and they still hear the game

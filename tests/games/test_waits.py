@@ -11,10 +11,7 @@ test picks a client's address with ``X-Forwarded-For``.
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -24,7 +21,6 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 import httpx
-import psycopg
 import pytest
 from django.db import connections
 from pytest_django import Settings
@@ -38,17 +34,10 @@ from games.api.hub import Subscriber, existing_hub, loop_hub
 from games.api.serializers import WaitResultSerializer
 from games.engine import RuleSet, action_to_json, legal_actions
 from games.models import Game, Seat
-from tests.conftest import ROOT, _test_database_url
+from tests import asgi
 
 pytestmark = pytest.mark.usefixtures("transactional_db")
 PER_ADDRESS, PER_ACCOUNT, PER_PROCESS = 2, 1, 4
-APP_NAME = f"cya-test-waits-{uuid.uuid4().hex[:8]}"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -65,50 +54,11 @@ def wait_server(django_db_setup: None) -> Iterator[str]:
 
 @contextmanager
 def uvicorn_serving(settings: dict[str, str]) -> Iterator[str]:
-    """A uvicorn process serving the ASGI application against the test database, with
-    ``settings`` (environment variables) and Redis, behind one trusted proxy; its base URL."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": _test_database_url(),
-        "DJANGO_SETTINGS_MODULE": "cya_site.settings",
-        "NUM_PROXIES": "1",
-        "THROTTLE_ANON": "100000/min",
-        "PGAPPNAME": APP_NAME,  # its database sessions, to see them gone (below)
-        **settings,
-    }
-    command = [
-        sys.executable, "-m", "uvicorn", "cya_site.asgi:application",
-        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-    ]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{base}/api/v1/", timeout=2)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("uvicorn did not start")
-                time.sleep(0.2)
+    """uvicorn (tests.asgi) with ``settings``, behind one trusted proxy, so that a test
+    picks a client's address with ``X-Forwarded-For``; its base URL."""
+    proxied = {"NUM_PROXIES": "1", "THROTTLE_ANON": "100000/min", **settings}
+    with asgi.uvicorn_serving(proxied) as base:
         yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
-        _sessions_gone()
-
-
-def _sessions_gone() -> None:
-    """Wait until PostgreSQL has seen the server's sessions end: the test database is
-    dropped at the end of the session, which fails while any is still open."""
-    with psycopg.connect(_test_database_url(), autocommit=True) as watch:
-        deadline = time.monotonic() + 10
-        query = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
-        while watch.execute(query, [APP_NAME]).fetchone() != (0,):
-            assert time.monotonic() < deadline, "the server's database sessions outlived it"
-            time.sleep(0.1)
 
 
 @pytest.fixture
