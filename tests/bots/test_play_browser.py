@@ -150,20 +150,23 @@ RECORD_VERSIONS = """() => {
 }"""
 
 
-# The page's fetches of its board, answered late where the page already shows that board
-# (a second refresh for one change): not until the page has drawn a newer one, as when the
+# The page's fetches of its board: those that bring the board the page showed when it
+# asked are counted (``window.again``), and those that come when the page already shows
+# that board are answered late, not until the page has drawn a newer one, as when the
 # person's move is answered first. In the page, so the test's own taps go on meanwhile.
 ANSWER_LATE = """(() => {
   const fetchNow = window.fetch;
   const shown = () => Number(document.getElementById('board')?.dataset.version);
   const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+  window.again = 0;
   window.fetch = async (url, options) => {
+    const asked = shown();
     const response = await fetchNow(url, options);
     if (!/\\/board\\/$/.test(String(url))) return response;
     const html = await response.text();
     const version = Number((/data-version="(\\d+)"/.exec(html) || [])[1]);
+    if (version === asked) window.again += 1;
     if (version === shown()) {
-      window.heldBack = (window.heldBack || 0) + 1;
       const until = performance.now() + 5000;
       while (shown() <= version && performance.now() < until) await pause(50);
     }
@@ -172,12 +175,13 @@ ANSWER_LATE = """(() => {
 })()"""
 
 
-def test_a_board_fetched_before_the_persons_move_never_draws_the_table_back(
+def test_a_persons_turn_draws_its_board_once_and_never_goes_back_to_an_older_one(
     open_page: Callable[..., Page],
 ) -> None:
-    """A person's turn comes as two stream lines (the game's update, the seat's decision);
-    a board fetched for the second while the person's move is on its way is older than the
-    move's own answer when it comes back, and the page must not go back to it."""
+    """A person's turn comes as two stream lines (the game's update, the seat's decision).
+    The board drawn for the first already shows the second: fetching it again would drop
+    the cards the person is tapping, and, answered after the person's move, would be
+    older than the move's own answer; the page must not go back to it."""
     page = open_page("/play/", size=DESKTOP)
     page.add_init_script(ANSWER_LATE)
     game = open_a_quick_table(page, seats=4)
@@ -195,6 +199,7 @@ def test_a_board_fetched_before_the_persons_move_never_draws_the_table_back(
 
     drawn = page.evaluate("window.drawnVersions")
     assert drawn == sorted(drawn), drawn  # never back to an older board
+    assert page.evaluate("window.again") == 0  # no board fetched that was shown already
     staff = User.objects.create_user(username="staff", is_staff=True)
     game_services.game_abort(game=game, by=staff, reason="test over")  # its stream ends
     expect(page.locator("#board")).to_contain_text("The game was aborted.")

@@ -95,7 +95,10 @@ function drawn(before, events, line, hadFocus) {
 }
 
 // One board refresh at a time; changes arriving meanwhile wait for the next, with their
-// events, so quick moves (bots) are each shown rather than skipped past.
+// events, so quick moves (bots) are each shown rather than skipped past. A change the
+// board drawn meanwhile already shows (a person's turn comes as the game's update and
+// the seat's decision) fetches nothing: drawing the same board again would drop the
+// cards the person has just tapped.
 let busy = false;
 let waiting = [];
 
@@ -116,8 +119,11 @@ function refresh() {
   if (busy) {
     return;
   }
-  const batch = waiting;
+  const batch = waiting.filter((item) => behind(item.message));
   waiting = [];
+  if (!batch.length) {
+    return;
+  }
   busy = true;
   fetch(live.dataset.board, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
     .then((response) => (response.ok ? response.text() : null))
@@ -144,16 +150,23 @@ function shown() {
   return board() ? Number(board().dataset.version) : -1;
 }
 
-function onLine(message, at) {
+// Whether a stream line tells of something the board shown does not: a later version,
+// the same version's new status, or the stream's end.
+function behind(message) {
   const game = message.game || {};
-  const events = (message.entries || []).flatMap((entry) => entry.events || []);
-  const stale =
-    (message.type === "decision" && (message.decision || {}).version !== shown()) ||
-    (["update", "game", "poll"].includes(message.type) &&
-      (game.version !== shown() || game.status !== board().dataset.status)) ||
-    message.type === "end";
-  if (stale) {
-    waiting.push({ events, at });
+  if (message.type === "decision") {
+    return (message.decision || {}).version > shown();
+  }
+  if (["update", "game", "poll"].includes(message.type)) {
+    return game.version > shown() || (game.version === shown() && game.status !== board().dataset.status);
+  }
+  return message.type === "end";
+}
+
+function onLine(message, at) {
+  if (behind(message)) {
+    const events = (message.entries || []).flatMap((entry) => entry.events || []);
+    waiting.push({ message, events, at });
     refresh();
   }
 }
