@@ -4,7 +4,6 @@ streams, against the test database (tests using it commit: ``transactional_db``)
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,10 @@ import httpx
 import psycopg
 import pytest
 
+from tests.bots.bot_servers import free_port
 from tests.conftest import ROOT, _test_database_url
 
 SERVED: dict[str, int] = {}  # a running server's base URL -> its process id
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
