@@ -15,7 +15,7 @@ REST_FRAMEWORK = {
     # DRF's JSON parser, refusing bodies nested past MAX_JSON_DEPTH before decoding them
     "DEFAULT_PARSER_CLASSES": ["cya_site.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
-        "rest_framework.renderers.JSONRenderer",
+        "cya_site.json_renderer.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
     "DEFAULT_PAGINATION_CLASS": "cya_site.pagination.PageNumberPagination",

@@ -16,9 +16,8 @@ import logging
 import re
 from urllib.parse import parse_qsl
 
-from rest_framework.renderers import JSONRenderer
-
 from cya_site.errors import DomainError, api_server_error, render_error
+from cya_site.json_renderer import JSONRenderer
 from cya_site.lean import LeanRequest
 from cya_site.throttling import COUNTED, address_from, anonymous_spent
 from games import notify

@@ -12,9 +12,9 @@ import json
 from datetime import UTC, datetime
 
 import time_machine
-from rest_framework.renderers import JSONRenderer
 
 from accounts.models import User
+from cya_site.json_renderer import JSONRenderer
 from games import feed, services, store
 from games.api.serializers import DecisionSerializer, GameStatusSerializer
 from games.engine import RuleSet
@@ -23,7 +23,7 @@ from games.selectors import decision_payload
 
 
 def rendered(data: object) -> object:
-    """What DRF sends for ``data``."""
+    """What the API sends for ``data``."""
     return json.loads(JSONRenderer().render(data))
 
 

@@ -10,13 +10,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import mixins
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.selectors import user_named
 from bots.models import BotVersion
 from cya_site.errors import DomainError
+from cya_site.json_renderer import JSONRenderer
 from cya_site.renderers import CSVRenderer
 from cya_site.viewsets import ApiViewSet
 from games.models import Game
