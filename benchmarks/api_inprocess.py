@@ -34,8 +34,11 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.api import bench_database_url, production_env, recreate_database  # noqa: E402
 
 
-def setup(url: str, games: int) -> list[tuple[int, list[str], int | None]]:
-    """Migrate, then deal ``games`` games of four seats: (game id, seat tokens, seat to act)."""
+def setup(
+    url: str, games: int, seeds: list[int] | None = None
+) -> list[tuple[int, list[str], int | None]]:
+    """Migrate, then deal ``games`` games of four seats, game g from ``seeds[g]`` (1000 +
+    g by default): (game id, seat tokens, seat to act)."""
     env = production_env(url, BENCH_ENDPOINTS="true", ALLOWED_HOSTS="*")
     env.update(THROTTLE_USER="1000000/min", THROTTLE_ACTIONS="1000000/min")
     subprocess.run(
@@ -60,7 +63,9 @@ def setup(url: str, games: int) -> list[tuple[int, list[str], int | None]]:
         )
         for player in players[1:]:
             services.game_join(game=game, user=player)
-        game = services.game_start(game=game, by=staff, seed=1000 + g)
+        game = services.game_start(
+            game=game, by=staff, seed=1000 + g if seeds is None else seeds[g]
+        )
         tokens = [token_create(user=p, name="bench")[1] for p in players]
         tables.append((game.pk, tokens, game.to_act))
     return tables
