@@ -2,20 +2,21 @@
 
 A game whose seats are all built-in (or on autopilot) is played in memory; a match's such
 games are then written together, in one round trip and one transaction
-(games.services.actions_record_all). A game with a webhook or API-client seat
-goes decision by decision through games.services.action_submit: the runner calls the
-webhook with the seat's deadline (per-decision limit plus what is left of its time bank)
-or waits for the API client to act, and turns every fault into a strike and the
-engine's safe default. Everything is resumable: each step starts from the game's stored
-version, so a rerun after a crash picks up where the last one stopped, and built-in
-choices are seeded by (match, game, version) so a rerun chooses the same.
+(games.services.actions_record_all), with the match's result when they were its last. A
+game with a webhook or API-client seat goes decision by decision through
+games.services.action_submit: the runner calls the webhook with the seat's deadline
+(per-decision limit plus what is left of its time bank) or waits for the API client to
+act, and turns every fault into a strike and the engine's safe default. Everything is
+resumable: each step starts from the game's stored version, so a rerun after a crash
+picks up where the last one stopped, and built-in choices are seeded by (match, game,
+version) so a rerun chooses the same.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from contextlib import nullcontext
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import timedelta
 from random import Random
 from typing import NamedTuple, Protocol
@@ -83,26 +84,54 @@ def run_slice(match: Match, seconds: float, fence: Fence = unfenced) -> bool:
     """Play the match's unfinished games one after another, the next one only while less
     than ``seconds`` have passed (one at least); True once none is left, the match then
     aggregated and rated (exactly once). A slice bounds how long a match holds a worker:
-    a restart or a deploy costs at most the game it was playing.
+    a restart or a deploy costs at most the game it was playing, or, if every game left
+    is of built-in seats, the slice's games (``_slice_in_memory``).
 
-    ``fence`` runs inside the transaction of each finishing write (a game played in
+    ``fence`` runs inside the transaction of each finishing write (the games played in
     memory, each action and strike of a game stepped seat by seat, the match's result):
     bots.leases' ``Held.check``, which raises LeaseLost once another run has taken the
     match over, so this one writes nothing more."""
-    began = time.monotonic()
+    until = time.monotonic() + seconds
     seatings = game_rows.match_seatings(match.pk)
     games = [g for g in game_rows.match_games(match.pk) if g.status == Game.Status.ACTIVE]
-    # built-in games end in milliseconds: if all are such, their ends are announced at
-    # the slice's end, in one round trip to Redis (an API client waits for its move's)
-    built_in = all(_all_in_process(game, seatings[game.pk]) for game in games)
-    with notify.batch() if built_in else nullcontext():
-        for n, game in enumerate(games):
-            if n and time.monotonic() - began >= seconds:
-                return False
-            _run(match, game, seatings[game.pk], fence)
-        with fenced(fence):
-            services.match_finish(match=match)
+    if all(_all_in_process(game, seatings[game.pk]) for game in games):
+        return _slice_in_memory(match, games, seatings, until, fence)
+    for n, game in enumerate(games):
+        if n and time.monotonic() >= until:
+            return False
+        _run(match, game, seatings[game.pk], fence)
+    with fenced(fence):
+        services.match_finish(match=match)
     return True
+
+
+def _slice_in_memory(
+    match: Match, games: list[Game], seatings: game_rows.Seatings, until: float, fence: Fence
+) -> bool:
+    """``run_slice`` for games whose every seat is decided here: each is played in memory,
+    the next one only before ``until`` (one at least), then all are written in one
+    transaction, its lease checked first (``_run_in_memory``), with the match's result if
+    none is left. A crash costs the slice's games, not one: built-in games end in
+    milliseconds, and the next run plays them again as they were (seeded by match, game
+    and version); a transaction a game cost the ladder more (benchmarks/README.md)."""
+    played: list[Game] = []
+
+    def in_time() -> Iterator[Game]:  # drawn one by one: each is played before the next
+        for n, game in enumerate(games):
+            if n and time.monotonic() >= until:
+                return
+            played.append(game)
+            yield game
+
+    @contextmanager
+    def then_finished() -> Iterator[None]:  # inside the write's transaction, once it ran
+        yield
+        if len(played) == len(games):
+            services.match_finish(match=match)
+
+    with notify.batch():  # the games' ends, announced once they commit: one round trip
+        _run_in_memory(match, in_time(), seatings, fence, then_finished)
+    return len(played) == len(games)
 
 
 def _plays_in_process(autopilot: object, kind: str) -> bool:
@@ -164,18 +193,23 @@ def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
 
 def _run_in_memory(
     match: Match,
-    games: list[Game],
+    games: Iterable[Game],
     seatings: dict[int, dict[int, Seating]],
     fence: Fence = unfenced,
+    then: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> list[Game]:
     """Every seat of these games is decided here: each game is played whole, then all are
     written at once (games.services.actions_record_all), ``fence`` checked in the same
     transaction and round trip (bots.leases.fenced_pipeline), which opens once they
-    are played."""
-    plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
-    return game_services.actions_record_all(
-        plays, origin=Event.Origin.BUILTIN, within=lambda: fenced_pipeline(fence)
-    )
+    are played; ``then()`` is entered around the writes, in that transaction."""
+    plays = ((game, _chooser(match, game, seatings[game.pk])) for game in games)
+
+    @contextmanager
+    def within() -> Iterator[None]:
+        with fenced_pipeline(fence), then():
+            yield
+
+    return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN, within=within)
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:

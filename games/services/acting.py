@@ -9,7 +9,7 @@ only while it runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -136,14 +136,16 @@ def actions_record(*, game: Game, choose: Callable[[State], int], origin: Event.
 
 
 def actions_record_all(
-    plays: Sequence[tuple[Game, Callable[[State], int]]],
+    plays: Iterable[tuple[Game, Callable[[State], int]]],
     *,
     origin: Event.Origin,
     within: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> list[Game]:
     """``actions_record`` for several games (a match's), written together in one round
     trip (store.append_all) and announced together. If one of them moved on meanwhile,
-    the others are still written and announced, and it refuses for that one.
+    the others are still written and announced, and it refuses for that one. ``plays``
+    is drawn in order, each game played before the next is drawn (a caller may stop on
+    a clock); the games played are returned.
 
     The writes run in ``within()`` (the caller's transaction, say, which checks first
     that it may still write: bots.leases.fenced_pipeline), entered once every game has
@@ -159,7 +161,7 @@ def actions_record_all(
         for p, ok in zip(played, written, strict=True):
             if not ok:
                 raise checks.moved(p.game)
-    return [game for game, _ in plays]
+    return [p.game for p in played]
 
 
 def _play_out(game: Game, choose: Callable[[State], int], origin: Event.Origin) -> store.Append:

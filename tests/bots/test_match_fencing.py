@@ -1,8 +1,9 @@
-"""A match's games of built-in seats are written one by one, each with its run's lease
-checked in the same transaction, before the game's write and in one round trip with it
-(bots.leases.fenced_pipeline): a run whose lease another run took over while it played
-writes nothing, and stops without counting an attempt or voiding the match, even when the
-other run wrote the game first (issue 25's fencing, issue 31's ladder speed).
+"""A slice's games of built-in seats are written together, with the match's result when
+they were its last, in one transaction whose first statement checks the run's lease, sent
+in one round trip with the games' writes (bots.leases.fenced_pipeline): a run whose lease
+another run took over while it played writes nothing, and stops without counting an
+attempt or voiding the match, even when the other run wrote a game first (issue 25's
+fencing, issue 31's ladder speed).
 
 The take-over is real: another connection gives the lease row a new owner and a raised
 fencing token while the run chooses its seats' moves.
@@ -89,7 +90,7 @@ def test_a_slice_whose_game_the_run_that_took_over_wrote_first_stops_without_voi
     assert_untouched(match)
 
 
-def test_each_game_is_written_in_its_own_transaction_checked_before_its_write(
+def test_a_slices_games_and_the_match_result_are_one_transaction_checked_first(
     match: Match, settings: Settings
 ) -> None:
     settings.MATCH_SLICE_SECONDS = 60  # the whole match in one slice
@@ -99,9 +100,30 @@ def test_each_game_is_written_in_its_own_transaction_checked_before_its_write(
 
     statements = [query["sql"] for query in queries.captured_queries]
     writes = [n for n, sql in enumerate(statements) if 'INSERT INTO "games_playout"' in sql]
-    assert len(writes) == 3  # one per game: a crash costs at most the game it was playing
-    for n in writes:  # BEGIN, the lease's check, the game's one statement, COMMIT
-        assert statements[n - 2] == "BEGIN"
-        assert statements[n - 1].startswith('SELECT 1 FROM "bots_lease"')
-        assert statements[n + 1] == "COMMIT"
+    assert len(writes) == 3  # one statement per game
+    begin = statements.index("BEGIN")
+    assert statements[begin + 1].startswith('SELECT 1 FROM "bots_lease"')  # checked first
+    assert writes == [begin + 2, begin + 3, begin + 4]
+    commit = statements.index("COMMIT", begin)
+    finish = [n for n, sql in enumerate(statements) if sql.startswith("WITH entry AS")]
+    assert len(finish) == 1
+    assert writes[-1] < finish[0] < commit  # the match's result, in it too
+    assert statements.count("BEGIN") == 1  # the slice's only transaction
     assert_finished_once(match)
+
+
+def test_a_slice_out_of_time_writes_the_games_it_played_and_leaves_the_result(
+    match: Match, settings: Settings
+) -> None:
+    settings.MATCH_SLICE_SECONDS = 0  # one game a slice
+
+    assert tasks.play_match(match.pk) == tasks.SLICED
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.RUNNING
+    games = Game.objects.filter(match_game__match=match).order_by("match_game__rotation")
+    assert list(games.values_list("status", flat=True)) == [
+        Game.Status.FINISHED,
+        Game.Status.ACTIVE,
+        Game.Status.ACTIVE,
+    ]
