@@ -21,7 +21,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -58,20 +58,21 @@ def fenced(fence: Fence) -> Iterator[None]:
 
 
 @contextmanager
-def fenced_pipeline(fence: Fence) -> Iterator[None]:
-    """``fenced`` for a block whose statements go in one round trip (a game of built-in
+def fenced_pipeline(fence: Fence, *, last: bool = False) -> Iterator[None]:
+    """``fenced`` for a block whose statements go in one round trip (games of built-in
     seats written whole: games.store.append_all): a run's lease (a ``Held`` as the fence)
     is checked in the same transaction, before them, and on PostgreSQL in the same round
     trip (cya_site.rows.pipeline), its answer read once they have run. A run whose lease
     was taken over raises LeaseLost, whatever the block did or raised, and the
     transaction, rolled back, writes nothing. The block must not need a statement's
-    row count (a pipeline has none until it syncs)."""
+    row count (a pipeline has none until it syncs). ``last``: the block is the run's
+    last write (a match's result), and the statement that checks the lease lets it go
+    too, as ``Held.last_check`` does."""
     if not isinstance(fence, Held):
         with fenced(fence):
             yield
         return
-    lease = (fence.namespace, fence.key, fence.token)
-    with transaction.atomic(), rows.pipeline(), lease_rows.current_sent(*lease) as held:
+    with transaction.atomic(), rows.pipeline(), fence.sent(last) as held:
         try:
             yield
         except Exception as error:  # perhaps a write refused for being stale: it was
@@ -125,6 +126,15 @@ class Held:
         if not lease_rows.release(self.namespace, self.key, self.token, timezone.now()):
             raise LeaseLost(f"lease {self.namespace}:{self.key} #{self.token} taken over")
         transaction.on_commit(self._written)
+
+    def sent(self, last: bool) -> AbstractContextManager[Callable[[], bool]]:
+        """``fenced_pipeline``'s check, sent in its round trip: the lease kept locked to
+        the transaction's end, or with ``last`` let go by it (``last_check``)."""
+        if not last:
+            return lease_rows.current_sent(self.namespace, self.key, self.token)
+        self._stop.set()
+        transaction.on_commit(self._written)
+        return lease_rows.release_sent(self.namespace, self.key, self.token, timezone.now())
 
     def _written(self) -> None:
         self._let_go_with_write = True

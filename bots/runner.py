@@ -15,8 +15,8 @@ version) so a rerun chooses the same.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from random import Random
 from typing import NamedTuple, Protocol
@@ -110,27 +110,30 @@ def _slice_in_memory(
 ) -> bool:
     """``run_slice`` for games whose every seat is decided here: each is played in memory,
     the next one only before ``until`` (one at least), then all are written in one
-    transaction, its lease checked first (``_run_in_memory``), with the match's result if
-    none is left. A crash costs the slice's games, not one: built-in games end in
-    milliseconds, and the next run plays them again as they were (seeded by match, game
-    and version); a transaction a game cost the ladder more (benchmarks/README.md)."""
+    transaction, its lease checked first (bots.leases.fenced_pipeline), with the match's
+    result if none is left (then that check lets the lease go). A crash costs the slice's
+    games, not one: built-in games end in milliseconds, and the next run plays them again
+    as they were (seeded by match, game and version); a transaction a game cost the ladder
+    more (benchmarks/README.md)."""
     played: list[Game] = []
 
-    def in_time() -> Iterator[Game]:  # drawn one by one: each is played before the next
+    def in_time() -> Iterator[tuple[Game, Callable[[State], int]]]:  # each played in turn
         for n, game in enumerate(games):
             if n and time.monotonic() >= until:
                 return
             played.append(game)
-            yield game
+            yield game, _chooser(match, game, seatings[game.pk])
 
     @contextmanager
-    def then_finished() -> Iterator[None]:  # inside the write's transaction, once it ran
-        yield
-        if len(played) == len(games):
-            services.match_finish(match=match)
+    def within() -> Iterator[None]:  # entered once they are played
+        last = len(played) == len(games)  # then the run's last write: it lets the lease go
+        with fenced_pipeline(fence, last=last):
+            yield
+            if last:
+                services.match_finish(match=match)
 
     with notify.batch():  # the games' ends, announced once they commit: one round trip
-        _run_in_memory(match, in_time(), seatings, fence, then_finished)
+        game_services.actions_record_all(in_time(), origin=Event.Origin.BUILTIN, within=within)
     return len(played) == len(games)
 
 
@@ -193,23 +196,18 @@ def _all_in_process(game: Game, seatings: dict[int, Seating]) -> bool:
 
 def _run_in_memory(
     match: Match,
-    games: Iterable[Game],
+    games: list[Game],
     seatings: dict[int, dict[int, Seating]],
     fence: Fence = unfenced,
-    then: Callable[[], AbstractContextManager[object]] = nullcontext,
 ) -> list[Game]:
     """Every seat of these games is decided here: each game is played whole, then all are
     written at once (games.services.actions_record_all), ``fence`` checked in the same
     transaction and round trip (bots.leases.fenced_pipeline), which opens once they
-    are played; ``then()`` is entered around the writes, in that transaction."""
-    plays = ((game, _chooser(match, game, seatings[game.pk])) for game in games)
-
-    @contextmanager
-    def within() -> Iterator[None]:
-        with fenced_pipeline(fence), then():
-            yield
-
-    return game_services.actions_record_all(plays, origin=Event.Origin.BUILTIN, within=within)
+    are played."""
+    plays = [(game, _chooser(match, game, seatings[game.pk])) for game in games]
+    return game_services.actions_record_all(
+        plays, origin=Event.Origin.BUILTIN, within=lambda: fenced_pipeline(fence)
+    )
 
 
 def _chooser(match: Match, game: Game, seatings: dict[int, Seating]) -> Callable[[State], int]:

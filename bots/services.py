@@ -297,7 +297,7 @@ def time_spend(*, control: SeatControl, decision_ms: int, elapsed_ms: int) -> No
         )
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # within a caller's transaction, one fate with it
 def match_finish(*, match: Match) -> Match:
     """Aggregate the games and rate the entries: exactly once, whatever reruns happen.
 

@@ -103,10 +103,20 @@ def release(namespace: int, key: int, token: int, now: datetime) -> bool:
     """Let go, if ``token`` still holds it (the row stays: tokens only grow): whether it
     did. Within a transaction, the row stays locked until it ends, as ``current`` keeps
     it."""
+    with release_sent(namespace, key, token, now) as released:
+        return released()
+
+
+@contextmanager
+def release_sent(
+    namespace: int, key: int, token: int, now: datetime
+) -> Iterator[Callable[[], bool]]:
+    """``release``, sent on entering and its answer read by calling what this yields, as
+    ``current_sent``: in a pipeline it goes in one round trip with those after it."""
     with rows.cursor() as cursor:
         params = [connection.ops.adapt_datetimefield_value(now), namespace, key, token]
         cursor.execute(_release_sql(), params)
-        return int(cursor.rowcount) == 1
+        yield lambda: cursor.fetchone() is not None
 
 
 def free(namespace: int, key: int, now: datetime) -> bool:
@@ -162,4 +172,7 @@ def _current_sql() -> str:
 @cache
 def _release_sql() -> str:
     """Parameters: now, then ``_this_lease``'s."""
-    return f"UPDATE {rows.table(Lease)} SET {_col('expires_at')} = %s WHERE {_this_lease()}"
+    return (
+        f"UPDATE {rows.table(Lease)} SET {_col('expires_at')} = %s WHERE {_this_lease()}"
+        " RETURNING 1"
+    )

@@ -102,13 +102,15 @@ def test_a_slices_games_and_the_match_result_are_one_transaction_checked_first(
     writes = [n for n, sql in enumerate(statements) if 'INSERT INTO "games_playout"' in sql]
     assert len(writes) == 3  # one statement per game
     begin = statements.index("BEGIN")
-    assert statements[begin + 1].startswith('SELECT 1 FROM "bots_lease"')  # checked first
+    # checked first, and let go by the same statement: the run's last write
+    assert statements[begin + 1].startswith('UPDATE "bots_lease"')
     assert writes == [begin + 2, begin + 3, begin + 4]
     commit = statements.index("COMMIT", begin)
     finish = [n for n, sql in enumerate(statements) if sql.startswith("WITH entry AS")]
     assert len(finish) == 1
     assert writes[-1] < finish[0] < commit  # the match's result, in it too
     assert statements.count("BEGIN") == 1  # the slice's only transaction
+    assert not [sql for sql in statements[commit:] if '"bots_lease"' in sql]  # nothing after
     assert_finished_once(match)
 
 
@@ -117,7 +119,12 @@ def test_a_slice_out_of_time_writes_the_games_it_played_and_leaves_the_result(
 ) -> None:
     settings.MATCH_SLICE_SECONDS = 0  # one game a slice
 
-    assert tasks.play_match(match.pk) == tasks.SLICED
+    with CaptureQueriesContext(connection) as queries:
+        assert tasks.play_match(match.pk) == tasks.SLICED
+
+    statements = [query["sql"] for query in queries.captured_queries]
+    begin = statements.index("BEGIN")
+    assert statements[begin + 1].startswith('SELECT 1 FROM "bots_lease"')  # kept, not let go
 
     match.refresh_from_db()
     assert match.status == Match.Status.RUNNING
