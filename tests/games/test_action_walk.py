@@ -58,6 +58,7 @@ WALK = [
     ENGINE,
     "games/feed.py",  # the answer's game status object
     "cya_site/idempotency.py",  # 201, or 200 for a retry
+    "cya_site/json_renderer.py",  # the answer's bytes
     "cya_site/metrics.py",  # the request's duration, after the view
 ]
 
