@@ -118,6 +118,11 @@ def bare() -> None:
     pass
 
 
+@transaction.atomic(savepoint=False)  # its arguments go with it
+def joined() -> None:
+    pass
+
+
 @other.decorator
 def left(entry: int) -> int:
     return entry
@@ -135,6 +140,11 @@ def record(entry: int) -> int:
 
 def bare() -> None:
     with transaction.atomic():
+        pass
+
+
+def joined() -> None:
+    with transaction.atomic(savepoint=False):
         pass
 
 

@@ -118,17 +118,20 @@ def toml_value(value: Any) -> str:
 
 
 def unwrap_atomic(source: str) -> str:
-    """The module with each ``@transaction.atomic`` function's body in a ``with
-    transaction.atomic():`` block instead: the same behaviour, and a function mutmut 3
-    mutates (it leaves every decorated function alone)."""
+    """The module with each ``@transaction.atomic`` function's body (or
+    ``@transaction.atomic(...)``'s) in a ``with transaction.atomic(...):`` block of the same
+    arguments instead: the same behaviour, and a function mutmut 3 mutates (it leaves
+    every decorated function alone)."""
     lines = source.splitlines(keepends=True)
     edits = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.FunctionDef) or len(node.decorator_list) != 1:
             continue
         decorator = node.decorator_list[0]
-        if ast.unparse(decorator) != "transaction.atomic":
+        called = decorator.func if isinstance(decorator, ast.Call) else None
+        if ast.unparse(called or decorator) != "transaction.atomic":
             continue
+        block = ast.unparse(decorator) if called else "transaction.atomic()"
         first = node.body[0]
         docstring = (
             isinstance(first, ast.Expr)
@@ -136,11 +139,12 @@ def unwrap_atomic(source: str) -> str:
             and isinstance(first.value.value, str)
         )
         start = first.end_lineno if docstring and len(node.body) > 1 else first.lineno - 1
-        edits.append((decorator.lineno - 1, start, node.end_lineno, " " * first.col_offset))
-    for decorator_line, start, end, indent in sorted(edits, reverse=True):
+        decorator_lines = (decorator.lineno - 1, decorator.end_lineno or decorator.lineno)
+        edits.append((decorator_lines, start, node.end_lineno, " " * first.col_offset, block))
+    for (first_line, last_line), start, end, indent, block in sorted(edits, reverse=True):
         body = [f"    {line}" if line.strip() else line for line in lines[start:end]]
-        lines[start:end] = [f"{indent}with transaction.atomic():\n", *body]
-        del lines[decorator_line]
+        lines[start:end] = [f"{indent}with {block}:\n", *body]
+        del lines[first_line:last_line]
     return "".join(lines)
 
 
