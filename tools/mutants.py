@@ -118,10 +118,8 @@ def toml_value(value: Any) -> str:
 
 
 def unwrap_atomic(source: str) -> str:
-    """The module with each ``@transaction.atomic`` function's body (or
-    ``@transaction.atomic(...)``'s) in a ``with transaction.atomic(...):`` block of the same
-    arguments instead: the same behaviour, and a function mutmut 3 mutates (it leaves
-    every decorated function alone)."""
+    """Each ``@transaction.atomic`` (or ``(...)``) function's body in a ``with`` block of the
+    same call: the same behaviour, which mutmut 3 mutates (it skips decorated functions)."""
     lines = source.splitlines(keepends=True)
     edits = []
     for node in ast.walk(ast.parse(source)):
@@ -139,8 +137,8 @@ def unwrap_atomic(source: str) -> str:
             and isinstance(first.value.value, str)
         )
         start = first.end_lineno if docstring and len(node.body) > 1 else first.lineno - 1
-        decorator_lines = (decorator.lineno - 1, decorator.end_lineno or decorator.lineno)
-        edits.append((decorator_lines, start, node.end_lineno, " " * first.col_offset, block))
+        lines_of = (decorator.lineno - 1, decorator.end_lineno or decorator.lineno)
+        edits.append((lines_of, start, node.end_lineno, " " * first.col_offset, block))
     for (first_line, last_line), start, end, indent, block in sorted(edits, reverse=True):
         body = [f"    {line}" if line.strip() else line for line in lines[start:end]]
         lines[start:end] = [f"{indent}with {block}:\n", *body]
