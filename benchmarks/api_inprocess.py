@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.api import bench_database_url, production_env, recreate_database  # noqa: E402
 
+Table = tuple[int, list[str], int | None]  # game id, seat tokens, seat to act
 
-def setup(
-    url: str, games: int, seeds: list[int] | None = None
-) -> list[tuple[int, list[str], int | None]]:
+
+def setup(url: str, games: int, seeds: list[int] | None = None) -> list[Table]:
     """Migrate, then deal ``games`` games of four seats, game g from ``seeds[g]`` (1000 +
     g by default): (game id, seat tokens, seat to act)."""
     env = production_env(url, BENCH_ENDPOINTS="true", ALLOWED_HOSTS="*")
@@ -82,28 +82,39 @@ def bare_ms(client: Any, token: str, requests: int) -> float:
     return (time.process_time() - started) / requests * 1000
 
 
-def action_ms(client: Any, tables: list[tuple[int, list[str], int | None]]) -> float:
+def action_ms(client: Any, tables: list[Table]) -> float:
     """CPU ms per action POST, over every table's game played to its end."""
-    rng, spent, actions = random.Random(1), 0.0, 0
-    for game, tokens, to_act in tables:
-        auths = [{"HTTP_AUTHORIZATION": f"Bearer {token}"} for token in tokens]
-        url = f"/api/v1/games/{game}"
-        seat: int | None = to_act
-        decision = None
-        while seat is not None:
-            if decision is None:
-                reply = client.get(f"{url}/decision/", **auths[seat])
-                decision = orjson.loads(reply.content)["decision"]
-            body = {"action": rng.choice(decision["legal_actions"]), "version": decision["version"]}
-            started = time.process_time()
-            response = client.post(
-                f"{url}/actions/", orjson.dumps(body), "application/json", **auths[seat]
-            )
-            spent += time.process_time() - started
-            actions += 1
-            result = orjson.loads(response.content)
-            seat, decision = result["game"]["to_act"], result["decision"]
-    return spent / actions * 1000
+    rng, spent = random.Random(1), list[float]()
+    for table in tables:
+        play(client, table, rng, spent)
+    return sum(spent) / len(spent) * 1000
+
+
+def play(
+    client: Any, table: Table, rng: random.Random, spent: list[float] | None = None
+) -> list[tuple[int, bytes]]:
+    """Play ``table``'s game to its end as api.py's clients do (GET the decision unless
+    the last answer carried it, POST one of its legal actions): the (seat, body) of every
+    action POST, and the CPU seconds of each appended to ``spent``."""
+    game, tokens, seat = table
+    auths = [{"HTTP_AUTHORIZATION": f"Bearer {token}"} for token in tokens]
+    url = f"/api/v1/games/{game}"
+    posts, decision = [], None
+    while seat is not None:
+        if decision is None:
+            reply = client.get(f"{url}/decision/", **auths[seat])
+            decision = orjson.loads(reply.content)["decision"]
+        body = orjson.dumps(
+            {"action": rng.choice(decision["legal_actions"]), "version": decision["version"]}
+        )
+        posts.append((seat, body))
+        started = time.process_time()
+        response = client.post(f"{url}/actions/", body, "application/json", **auths[seat])
+        if spent is not None:
+            spent.append(time.process_time() - started)
+        result = orjson.loads(response.content)
+        seat, decision = result["game"]["to_act"], result["decision"]
+    return posts
 
 
 def main() -> None:

@@ -34,13 +34,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.api import bench_database_url, recreate_database  # noqa: E402
-from benchmarks.api_inprocess import setup  # noqa: E402
+from benchmarks.api_inprocess import play, setup  # noqa: E402
 
 UNDER = "CYA_UNDER_CALLGRIND"  # set to the output directory when running under valgrind
 SEED = 1000
@@ -62,7 +60,7 @@ def main() -> None:
     from accounts.services import token_create
 
     client = Client()
-    posts = _play(client, twin)
+    posts = play(client, twin, random.Random(1))
     game, tokens, _ = counted_game
     auths: list[dict[str, Any]] = [{"HTTP_AUTHORIZATION": f"Bearer {t}"} for t in tokens]
 
@@ -102,28 +100,6 @@ def _under_valgrind() -> int:
             f"--callgrind-out-file={out}/out.%p", sys.executable, *sys.argv,
         ]  # fmt: skip
         return subprocess.run(command, env={**os.environ, UNDER: out}, check=False).returncode
-
-
-def _play(client: Any, table: tuple[int, list[str], int | None]) -> list[tuple[int, bytes]]:
-    """Play the twin game to its end as api_inprocess.py's clients do: (seat, body) of
-    every action POST."""
-    game, tokens, seat = table
-    auths: list[dict[str, Any]] = [{"HTTP_AUTHORIZATION": f"Bearer {t}"} for t in tokens]
-    rng, posts, decision = random.Random(1), [], None
-    while seat is not None:
-        if decision is None:
-            reply = client.get(f"/api/v1/games/{game}/decision/", **auths[seat])
-            decision = orjson.loads(reply.content)["decision"]
-        body = orjson.dumps(
-            {"action": rng.choice(decision["legal_actions"]), "version": decision["version"]}
-        )
-        posts.append((seat, body))
-        reply = client.post(
-            f"/api/v1/games/{game}/actions/", body, "application/json", **auths[seat]
-        )
-        result = orjson.loads(reply.content)
-        seat, decision = result["game"]["to_act"], result["decision"]
-    return posts
 
 
 def _counted(phase: Callable[[], None]) -> int:
