@@ -41,8 +41,8 @@ def _children(parent: int) -> list[int]:
 
 
 class Meter:
-    """Reads each group's CPU seconds so far (``read``); ``per_request`` turns two readings
-    into ms per request."""
+    """Reads each group's CPU seconds so far (``read``); ``per_request`` turns pairs of
+    readings into ms per request."""
 
     def __init__(self, admin_url: str, database: str, redis_url: str, servers: dict[str, int]):
         self.admin_url, self.database, self.servers = admin_url, database, servers
@@ -72,12 +72,18 @@ class Meter:
 
     @staticmethod
     def per_request(
-        before: dict[str, dict[int, float]], after: dict[str, dict[int, float]], requests: int
+        spans: list[tuple[dict[str, dict[int, float]], dict[str, dict[int, float]]]],
+        requests: int,
     ) -> dict[str, float]:
-        """ms of CPU per request of each group between two readings (a process that
-        appeared between them counts from zero), and their ``total``."""
+        """ms of CPU per request of each group over ``spans`` (pairs of readings, before
+        and after; a process that appeared between two counts from zero), and their
+        ``total``."""
         spent = {
-            group: sum(cpu - before[group].get(pid, 0.0) for pid, cpu in after[group].items())
+            group: sum(
+                cpu - before[group].get(pid, 0.0)
+                for before, after in spans
+                for pid, cpu in after[group].items()
+            )
             for group in GROUPS
         }
         out = {group: 1000 * spent[group] / requests for group in GROUPS}

@@ -10,8 +10,10 @@ REST API) and uvicorn (ASGI, the game streams). Then, with ``--clients`` concurr
 clients (processes with keep-alive connections):
 
 1. bare: every client POSTs ``/api/v1/bench/rw/`` (authenticate, throttle, one read,
-   one write) for ``--bare-seconds``; its latencies are printed too, as the floor of
-   what any request costs at this concurrency on this machine;
+   one write) for ``--bare-seconds``, half before the games and half after them (a
+   shared machine's load drifts: both sides of the ratio see it alike); its latencies
+   are printed too, as the floor of what any request costs at this concurrency on
+   this machine;
 2. actions: every client drives one complete game (one token per seat) the way a bot
    does, and POSTs one of the legal actions of each decision with its version. With
    ``--transport stream`` (the default) each seat holds its game stream open and learns
@@ -338,18 +340,30 @@ def main() -> None:
         {"gunicorn": servers[0].pid, "uvicorn": servers[1].pid},
     )
     try:
+        # the bare requests half before the games and half after, so a machine that speeds
+        # up or slows down during the run weighs on both sides of the ratio alike
+        halves, bare_spans = [], []
+
+        def bare_half() -> None:
+            before = meter.read()
+            halves.append(run_bare(base, tables, args.bare_seconds / 2))
+            bare_spans.append((before, meter.read()))
+
+        bare_half()
         before = meter.read()
-        bare, bare_latencies = run_bare(base, tables, args.bare_seconds)
-        bare_cpu = meter.per_request(before, meter.read(), len(bare_latencies))
+        actions, seconds, latencies = run_games(base, streams, tables)
+        action_cpu = meter.per_request([(before, meter.read())], actions)
+        bare_half()
+        bare_latencies = [x for _, half in halves for x in half]
+        bare = len(bare_latencies) / sum(len(half) / rate for rate, half in halves)
+        bare_cpu = meter.per_request(bare_spans, len(bare_latencies))
         print(
-            f"bare read/write: {bare:,.0f} requests/s with {args.clients} clients, "
+            f"bare read/write: {bare:,.0f} requests/s with {args.clients} clients "
+            f"({halves[0][0]:,.0f} before the games, {halves[1][0]:,.0f} after), "
             f"p50 {percentile(bare_latencies, 50):.1f} ms, "
             f"p99 {percentile(bare_latencies, 99):.1f} ms",
             flush=True,
         )
-        before = meter.read()
-        actions, seconds, latencies = run_games(base, streams, tables)
-        action_cpu = meter.per_request(before, meter.read(), actions)
         rate = actions / seconds
         p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
         print(
