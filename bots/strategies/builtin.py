@@ -89,7 +89,10 @@ class GreedyStrategy:
         """What playing cards costs if they are lost: their value (wilds held dearer)."""
         values = view.values
         keep = self.wild_keep(view)
-        return sum(values[c] + (keep if is_wild(c) else 0) for c in cards)
+        total = 0
+        for c in cards:  # a loop: a generator's frame costs more than these one or two cards
+            total += values[c] + keep if is_wild(c) else values[c]
+        return total
 
     def wild_keep(self, view: SeatView) -> int:
         """Dollars a wild is worth beyond its face value in hand (greedy: nothing)."""
@@ -104,6 +107,8 @@ class GreedyStrategy:
     def score(self, view: SeatView, action: int) -> float:
         """How good ``action`` looks now, in dollars."""
         kind, a, b, target, extra = act.unpack(action)
+        if kind == act.DISCARD:  # the commonest action, first (search playouts score many)
+            return self.discard_score(view, a)
         values = view.values
         if kind == act.PAIR:
             return values[a] + values[b] - self._wild_penalty(view, (b,)) + self.cover_bonus(view)
@@ -127,8 +132,6 @@ class GreedyStrategy:
             return -5_000  # rarely worth a turn for these strategies
         if kind == act.END_TURN:
             return 0
-        if kind == act.DISCARD:
-            return self.discard_score(view, a)
         return -1e9
 
     def _wild_penalty(self, view: SeatView, cards: tuple[int, ...]) -> int:
@@ -150,7 +153,8 @@ class GreedyStrategy:
         contested = stack[len(stack) - 1 - depth]
         value = view.known_value(contested) + 10_000 * view.hidden_cards(contested)
         p = self.win_chance(view, target, contested.kind, cards)
-        return p * (value + self.cost(view, cards)) - (1 - p) * self.cost(view, cards)
+        cost = self.cost(view, cards)
+        return p * (value + cost) - (1 - p) * cost
 
     def win_chance(self, view: SeatView, target: int, kind: int, cards: tuple[int, ...]) -> float:
         """Greedy's guess: sure against an empty hand, else by how many answers we hold."""
