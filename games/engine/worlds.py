@@ -27,7 +27,7 @@ from .errors import GameOver
 from .flow import shuffled_any
 from .hands import EMPTY, hand_of
 from .hidden import face_down, hidden_in_pile, sees_tucked
-from .state import DRAFTED, HIDDEN, AssetSet, State
+from .state import DRAFTED, HIDDEN, AssetSet, Progress, State, asset_set
 
 
 class Worlds:
@@ -76,7 +76,10 @@ class Worlds:
         public = self._public
         s = public._copy()
         s.version = public.version
-        s.game = public.game._replace(seed=seed)
+        g = public.game  # Progress(...), not _replace: a sample is the search's hot path
+        s.game = Progress(
+            seed, g.round, g.dealer, g.tallies, g.wins, g.scores, g.resigned, g.winners
+        )
         pool = shuffled_any(self._pool, rng)
         if self._slots:
             _retuck(s, self._slots, pool, rng)
@@ -165,7 +168,7 @@ def _retuck(
         aset = changed[owner][i]
         cards = list(aset[1])
         cards[aset[2]] = chosen[slot]
-        changed[owner][i] = aset._replace(cards=tuple(cards))
+        changed[owner][i] = asset_set(aset[0], tuple(cards), aset[2], aset[3], aset[4])
     for owner, stack in changed.items():  # the other stacks stay the very same objects
         stacks[owner] = tuple(stack)
     s.stacks = tuple(stacks)
