@@ -3,8 +3,10 @@
 Compiles every module of ``games/engine`` but those ``games.engine._loader.NOT_COMPILED``
 names into one mypyc library plus a stub per module, and writes them, flat, into the build
 folder (``games/engine/_compiled/`` unless ``--out``) with ``manifest.json``: the hash of
-the sources compiled, which the loader checks at import. An up-to-date build is left as it
-is (``--force`` rebuilds).
+the sources compiled, which the loader checks at import. The search player's hot modules
+(``bots.strategies._loader.COMPILED``: its playouts and their policy) ride in the same
+library, their stubs in ``strategies/`` with a hash of their own, so that their calls into
+the engine are native. An up-to-date build is left as it is (``--force`` rebuilds).
 
 Exit status: 0 built or already fresh; 3 no C compiler or no mypyc here (nothing built,
 the pure engine runs); 1 the build failed.
@@ -27,11 +29,9 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_loader() -> ModuleType:
-    """games/engine/_loader.py by its path: importing games.engine would load a build."""
-    spec = importlib.util.spec_from_file_location(
-        "cya_engine_loader", ROOT / "games" / "engine" / "_loader.py"
-    )
+def _load_loader(name: str, path: Path) -> ModuleType:
+    """A loader module by its path: importing its package would load a build."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -39,7 +39,8 @@ def _load_loader() -> ModuleType:
     return module
 
 
-_loader = _load_loader()
+_loader = _load_loader("cya_engine_loader", ROOT / "games" / "engine" / "_loader.py")
+_strategies = _load_loader("cya_strategies_loader", ROOT / "bots" / "strategies" / "_loader.py")
 
 NO_TOOLCHAIN = 3
 # mypy's options for the compile: the project's own (pyproject.toml) load the Django
@@ -66,6 +67,7 @@ def build(out: Path, *, quiet: bool) -> None:
 
     modules = _loader.compiled_modules()
     digest = _loader.sources_digest()
+    riders = _strategies.COMPILED
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="cya-engine-") as tmp_name:
         tmp = Path(tmp_name)
@@ -75,7 +77,12 @@ def build(out: Path, *, quiet: bool) -> None:
         os.chdir(ROOT)  # mypyc names modules by their paths: games/engine/x.py -> games.engine.x
         try:
             extensions = mypycify(
-                ["--config-file", str(config), *(f"games/engine/{m}.py" for m in modules)],
+                [
+                    "--config-file",
+                    str(config),
+                    *(f"games/engine/{m}.py" for m in modules),
+                    *(f"bots/strategies/{m}.py" for m in riders),
+                ],
                 opt_level="3",
                 target_dir=str(tmp / "c"),
                 group_name="games.engine._mypyc",  # the shared library lives in the package
@@ -94,9 +101,17 @@ def build(out: Path, *, quiet: bool) -> None:
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         for name in [*modules, _loader.SHARED_LIB]:
             shutil.copy2(built / f"{name}{suffix}", staged / f"{name}{suffix}")
+        (staged / _strategies.FOLDER).mkdir()
+        for name in riders:
+            stub = f"{name}{suffix}"
+            shutil.copy2(
+                tmp / "lib" / "bots" / "strategies" / stub, staged / _strategies.FOLDER / stub
+            )
         manifest = {
             "sources_sha256": digest,
             "modules": modules,
+            "strategies": list(riders),
+            "strategies_sha256": _strategies.sources_digest(),
             "python": sys.version.split()[0],
             "ext_suffix": suffix,
             "mypy": _mypy_version(),
