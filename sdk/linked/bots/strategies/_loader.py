@@ -1,0 +1,1 @@
+../../../../bots/strategies/_loader.py
