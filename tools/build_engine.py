@@ -129,6 +129,12 @@ def _mypy_version() -> str:
     return __version__
 
 
+def _problem(out: Path) -> str | None:
+    """Why the build in ``out`` is not fresh, the strategies riding in it included."""
+    problem: str | None = _loader.build_problem(out) or _strategies.build_problem(out)
+    return problem
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=_loader.DEFAULT_BUILD, help="build folder")
@@ -136,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="print only the outcome")
     args = parser.parse_args(argv)
     out = args.out.resolve()
-    if not args.force and _loader.build_problem(out) is None:
+    if not args.force and _problem(out) is None:
         print(f"compiled engine in {out} is up to date")
         return 0
     problem = toolchain_problem()
@@ -145,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         return NO_TOOLCHAIN
     started = time.monotonic()
     build(out, quiet=args.quiet)
-    problem = _loader.build_problem(out)
+    problem = _problem(out)
     if problem is not None:  # e.g. a source edited while it compiled
         print(f"compiled engine built but unusable: {problem}", file=sys.stderr)
         return 1

@@ -26,7 +26,7 @@ class Strategy(Protocol):
     """Something that picks one of the legal actions for the seat to act, from that seat's
     view alone (``registry.decide`` builds it)."""
 
-    name: str
+    name: ClassVar[str]  # its registry name (a class attribute, also when compiled)
     searches: ClassVar[bool]  # whether it samples worlds: its view then carries them
 
     def choose(self, view: SeatView, rng: Random) -> int:
@@ -37,7 +37,7 @@ class Strategy(Protocol):
 class RandomStrategy:
     """A uniformly random legal action: the weakest baseline."""
 
-    name = "random"
+    name: ClassVar[str] = "random"
     searches: ClassVar[bool] = False
 
     def choose(self, view: SeatView, rng: Random) -> int:
@@ -52,7 +52,7 @@ def _cards(action: int) -> tuple[int, ...]:
 class GreedyStrategy:
     """The action worth most right now; fights a challenge while the set is worth the card."""
 
-    name = "greedy"
+    name: ClassVar[str] = "greedy"
     searches: ClassVar[bool] = False
 
     def choose(self, view: SeatView, rng: Random) -> int:
@@ -174,7 +174,7 @@ class GreedyStrategy:
 class SharkStrategy(GreedyStrategy):
     """Greedy's values with card counting: it knows when a challenge will hold."""
 
-    name = "shark"
+    name: ClassVar[str] = "shark"
     LATE = 12  # cards left in the deck when the endgame starts
 
     def wild_keep(self, view: SeatView) -> int:

@@ -49,7 +49,7 @@ class SearchStrategy:
     to spare.
     """
 
-    name = "ismcts"
+    name: ClassVar[str] = "ismcts"
     searches: ClassVar[bool] = True  # it is handed the view's worlds
 
     def __init__(

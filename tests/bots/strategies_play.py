@@ -1,7 +1,8 @@
 """Seeded games for the compiled strategies' identity test (test_compiled_strategies.py).
 
 Run as ``python -m tests.bots.strategies_play COUNT`` with ``CYA_ENGINE`` set: the first
-line says which engine ran and where ``builtin`` and ``search`` came from; then one line
+line says which engine ran, where ``builtin`` and ``search`` came from and the registry's
+names read off the classes (a compiled class keeps them as class attributes); then one line
 per game: its seed and the actions the built-ins chose. The tables are the engine identity
 test's (every rule path), the seats a mix of greedy, shark, random and the search player
 on a small iteration budget, so two builds that choose alike print the same lines.
@@ -13,7 +14,7 @@ import random
 import sys
 
 from bots.strategies import builtin, search
-from bots.strategies.registry import decide, strategy
+from bots.strategies.registry import STRATEGIES, decide, strategy
 from bots.strategies.search import SearchStrategy
 from games import engine
 from games.engine import apply, new_game
@@ -40,7 +41,8 @@ def play(seed: int) -> list[int]:
 def main() -> None:
     count = int(sys.argv[1])
     out = sys.stdout
-    out.write(f"{engine.ENGINE_BUILD} {builtin.__file__} {search.__file__}\n")
+    names = ",".join(kind.name for kind in STRATEGIES.values())
+    out.write(f"{engine.ENGINE_BUILD} {builtin.__file__} {search.__file__} {names}\n")
     for seed in range(count):
         out.write(f"{seed} {','.join(map(str, play(seed)))}\n")
     out.flush()

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bots.strategies import _loader
+from bots.strategies import STRATEGIES, _loader
 from tests.engine.test_compiled import ROOT, _engine_env, compiled_build  # noqa: F401
 
 GAMES = 160
@@ -44,8 +44,9 @@ def test_compiled_strategies_choose_every_action_like_the_pure_ones(
     head_c, *games_c = compiled.stdout.splitlines()
     assert head_p.split()[0] == "pure"
     assert not head_p.split()[1].startswith(str(compiled_build))
-    build, builtin, search = head_c.split()
+    build, builtin, search, names = head_c.split()
     assert build == "compiled"
+    assert names == head_p.split()[3] == ",".join(STRATEGIES)  # arena reads them so
     for module in (builtin, search):  # both are the build's
         assert module.startswith(str(compiled_build / _loader.FOLDER)), module
     assert len(games_p) == GAMES
