@@ -31,7 +31,11 @@ def compiled_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh compiled build: ``make engine``'s, or one built now."""
     if _loader.build_problem(_loader.DEFAULT_BUILD) is None:
         return _loader.DEFAULT_BUILD
-    out = tmp_path_factory.mktemp("engine") / "compiled"
+    return build_into(tmp_path_factory.mktemp("engine") / "compiled")
+
+
+def build_into(out: Path) -> Path:
+    """``make engine``'s build, compiled into ``out`` (the test skips without a compiler)."""
     done = subprocess.run(
         [sys.executable, str(BUILD), "--out", str(out), "--quiet"],
         capture_output=True,
