@@ -35,7 +35,7 @@ help:
 	@echo "make run    serve on http://127.0.0.1:8000 (PORT=8123 for another; SQLite + embedded Celery broker under var/)"
 	@echo "make test   run the whole suite against PostgreSQL and Redis (DATABASE_URL, REDIS_URL)"
 	@echo "make lint   ruff check, ruff format --check, mypy --strict, lint-imports"
-	@echo "make bench  run every script in benchmarks/ (but compare.py: before and after, by hand)"
+	@echo "make bench  run every script in benchmarks/ (but compare.py and search_screen.py, run by hand)"
 	@echo "make engine compile the engine with mypyc (optional: without a C compiler the pure one runs)"
 	@echo "make mutants PACKAGE=engine  mutation testing of one target (docs/testing.md; list: tools/mutants.py list)"
 	@echo "make messages  update locale/de from the code and templates, and compile it (needs gettext)"
@@ -85,7 +85,8 @@ bench: $(BENCH_STAMP) engine
 	@shopt -s nullglob; scripts=(benchmarks/[!_]*.py); \
 	if [ $${#scripts[@]} -eq 0 ]; then echo "No benchmarks in benchmarks/ yet."; fi; \
 	for script in "$${scripts[@]}"; do \
-	  if [ "$$script" = benchmarks/compare.py ]; then continue; fi; echo "== $$script"; \
+	  case "$$script" in benchmarks/compare.py|benchmarks/search_screen.py) continue;; esac; \
+	  echo "== $$script"; \
 	  if [ "$$script" = benchmarks/strength.py ]; then $(BIN)/python "$$script" --games $(STRENGTH_GAMES); \
 	  else $(BIN)/python "$$script"; fi; done
 
