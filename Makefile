@@ -36,7 +36,7 @@ help:
 	@echo "make test   run the whole suite against PostgreSQL and Redis (DATABASE_URL, REDIS_URL)"
 	@echo "make lint   ruff check, ruff format --check, mypy --strict, lint-imports"
 	@echo "make bench  run every script in benchmarks/ (but compare.py and search_screen.py, run by hand)"
-	@echo "make engine compile the engine with mypyc (optional: without a C compiler the pure one runs)"
+	@echo "make engine compile the engine and the built-in strategies with mypyc (optional: without a C compiler the pure ones run)"
 	@echo "make mutants PACKAGE=engine  mutation testing of one target (docs/testing.md; list: tools/mutants.py list)"
 	@echo "make messages  update locale/de from the code and templates, and compile it (needs gettext)"
 
