@@ -16,11 +16,12 @@ B - A is over those per-deal differences. Even so a deal's win share moves by ab
 between two settings, so telling 7 points apart takes about 300 deals a side (strength.py
 on each setting alone would need several times more).
 
-``--journal FILE`` appends each deal to FILE (JSON lines, keyed by setting, seed and
-line-up) as it ends and skips the deals FILE already holds, so a screen can be stopped
-(``--hours H`` starts no deal after H hours) and taken up again; run with ``--deals 0``
-to print the figures over the journal's common deals only. Deals run on ``--jobs``
-processes (every core by default).
+``--journal FILE`` appends each deal to FILE (JSON lines, benchmarks/_journal.py, keyed
+by setting, every option it leaves to the defaults, seed and line-up) as it ends and
+skips the deals FILE already holds, so a screen can be stopped (``--hours H`` starts no
+deal after H hours) and taken up again; run with ``--deals 0`` to print the figures over
+the journal's common deals only. Deals run on ``--jobs`` processes (every core by
+default).
 
 The last line is read by tools:
 ``a_win=<share> b_win=<share> diff=<B - A> ci95=<half-width> place_diff=<B - A> deals=<n>``
@@ -29,7 +30,6 @@ The last line is read by tools:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -39,12 +39,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._journal import Journal
 from bots.strategies.arena import Deal, Maker, deals_played
 from bots.strategies.builtin import Strategy
 from bots.strategies.duplicate import Interval, interval
 from bots.strategies.registry import strategy
 from bots.strategies.search import SearchStrategy
-from games.engine import ENGINE_BUILD, RuleSet
+from games.engine import RuleSet
 
 LINE_UP = ("ismcts", "shark", "shark", "shark")
 NUMBERS = {"iterations": int, "horizon": int, "width": int, "exploration": float, "margin": float}
@@ -86,35 +87,17 @@ def setting(text: str) -> Setting:
 
 
 def spec(s: Setting) -> str:
-    """A setting's canonical text: its journal key."""
+    """A setting's canonical text."""
     return ",".join(f"{k}={v}" for k, v in s.options)
 
 
-class Journal:
-    """Deals played so far per setting, kept in a file of JSON lines if one is given."""
-
-    def __init__(self, path: Path | None, seed: int) -> None:
-        self.path, self.seed = path, seed
-        self.deals: dict[str, dict[int, Deal]] = {}
-        if path is not None and path.exists():
-            for line in path.read_text().splitlines():
-                e = json.loads(line)
-                if e["seed"] == seed and e["lineup"] == list(LINE_UP):
-                    self.deals.setdefault(e["setting"], {})[e["deal"]] = Deal(
-                        tuple(map(tuple, e["places"])),
-                        tuple(map(tuple, e["winners"])),
-                        e["searched"],
-                        e["decisions"],
-                    )
-
-    def add(self, key: str, index: int, one: Deal) -> None:
-        self.deals.setdefault(key, {})[index] = one
-        if self.path is not None:
-            entry = {"setting": key, "seed": self.seed, "lineup": list(LINE_UP), "deal": index,
-                     "places": one.places, "winners": one.winners, "searched": one.searched,
-                     "decisions": one.decisions, "engine": ENGINE_BUILD}  # fmt: skip
-            with self.path.open("a") as f:
-                f.write(json.dumps(entry) + "\n")
+def journal_key(s: Setting, seed: int) -> dict[str, Any]:
+    """What makes two journal lines deals of the same screen's setting: the setting as
+    given, and every option it leaves to SearchStrategy's defaults (which may change)."""
+    player = s(SearchStrategy.name)
+    assert isinstance(player, SearchStrategy)
+    return {"setting": spec(s), "player": player.settings(), "seed": seed,
+            "lineup": list(LINE_UP)}  # fmt: skip
 
 
 def win(one: Deal) -> float:
@@ -157,23 +140,23 @@ def main() -> None:
     if spec(args.a) == spec(args.b):
         parser.error("the two settings are the same")
     until = None if args.hours is None else time.monotonic() + args.hours * 3600
-    journal = Journal(args.journal, args.seed)
+    journals = {spec(s): Journal(args.journal, journal_key(s, args.seed)) for s in (args.a, args.b)}
     rules = RuleSet.preset("2021", seats=len(LINE_UP))
     for s in (args.a, args.b):
         key = spec(s)
-        held = journal.deals.get(key, {})
+        held = journals[key].deals
         todo = [d for d in range(args.deals) if d not in held]
         started = time.perf_counter()
 
         def finished(index: int, one: Deal, key: str = key) -> None:
-            journal.add(key, index, one)
+            journals[key].add(index, one)
 
         deals_played(
             rules, LINE_UP, args.deals, args.seed, s, jobs=args.jobs, only=todo,
             finished=finished, until=until,
         )  # fmt: skip
         print(f"{key}: {len(todo)} deals played in {time.perf_counter() - started:,.0f} s")
-    n, a, b, diff, places = compare(journal.deals[spec(args.a)], journal.deals[spec(args.b)])
+    n, a, b, diff, places = compare(journals[spec(args.a)].deals, journals[spec(args.b)].deals)
     sd = diff.half / 1.96 * n**0.5
     print(f"{n} deals ({n * len(LINE_UP)} games a setting), ismcts against three sharks:")
     print(f"  A {spec(args.a)}: win {a.mean:.3f} ± {a.half:.3f}")

@@ -15,10 +15,12 @@ adds both tables to ``bots/strength.json``, which the ladder page shows.
 
 A measure at the production cap (``--ms 500``: about four hours of two free cores for
 the 1,000 games of each table) may be spread over several sittings: ``--journal FILE``
-appends each deal to FILE (JSON lines) as it ends and skips the deals FILE already holds
-for the same line-up, rules, seed and budget; ``--hours H`` starts no deal after H hours.
-Run the same command again to go on; the tables are printed over the journal's deals,
-and the last line only once both tables hold every deal asked for.
+appends each deal to FILE (JSON lines, benchmarks/_journal.py) as it ends and skips the
+deals FILE already holds for the same line-up, rules, seed, budget and search settings
+(``SearchStrategy.settings``: a deal played before a default changed does not count);
+``--hours H`` starts no deal after H hours. Run the same command again to go on; the
+tables are printed over the journal's deals, and the last line only once both tables
+hold every deal asked for.
 
 The last line is read by tools:
 ``search_vs_3shark_win=<share> ci95=<half-width> search_vs_shark_2p_win=<share>
@@ -28,18 +30,18 @@ ci95=<half-width> decisions_per_s=<engine rate in the same run>``
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._journal import Journal
 from benchmarks.engine import engine_rate
 from bots.strategies.arena import (
-    Deal,
     Maker,
     Row,
     budget,
@@ -48,39 +50,19 @@ from bots.strategies.arena import (
     strengths,
     table,
 )
+from bots.strategies.search import SearchStrategy
 from bots.strength import STRENGTH_FILE, measurement, record
-from games.engine import ENGINE_BUILD, RuleSet
+from games.engine import RuleSet
 
 
-class Journal:
-    """The deals of one table played so far, in a file of JSON lines shared by every
-    table and budget: a line per deal, keyed by line-up, rules, seed and budget."""
-
-    def __init__(self, path: Path | None, names: list[str], seed: int, make: Maker) -> None:
-        self.path = path
-        self.key = {"lineup": names, "preset": "2021", "seed": seed,
-                    "iterations": make.iterations, "ms": make.ms}  # fmt: skip
-        self.deals: dict[int, Deal] = {}
-        if path is not None and path.exists():
-            for line in path.read_text().splitlines():
-                entry = json.loads(line)
-                if {k: entry.get(k) for k in self.key} == self.key:
-                    self.deals[entry["deal"]] = Deal(
-                        tuple(map(tuple, entry["places"])),
-                        tuple(map(tuple, entry["winners"])),
-                        entry["searched"],
-                        entry["decisions"],
-                    )
-
-    def add(self, index: int, one: Deal) -> None:
-        self.deals[index] = one
-        if self.path is not None:
-            # which engine played a time-bound search matters: it is noted, not a key
-            entry = {**self.key, "deal": index, "places": one.places, "winners": one.winners,
-                     "searched": one.searched, "decisions": one.decisions,
-                     "engine": ENGINE_BUILD}  # fmt: skip
-            with self.path.open("a") as f:
-                f.write(json.dumps(entry) + "\n")
+def journal_key(names: list[str], seed: int, make: Maker) -> dict[str, Any]:
+    """What makes two journal lines deals of the same table and player: the line-up, the
+    rules, the seed, the search's budget and every other setting it plays with (whose
+    defaults may change between sittings)."""
+    player = make(SearchStrategy.name)
+    assert isinstance(player, SearchStrategy)
+    return {"lineup": names, "preset": "2021", "seed": seed, "iterations": make.iterations,
+            "ms": make.ms, "player": player.settings()}  # fmt: skip
 
 
 def measure(
@@ -98,7 +80,7 @@ def measure(
     some of its deals (``until`` stopped the sitting first)."""
     names = ["ismcts", *["shark"] * (seats - 1)]
     deals = max(1, games // seats)
-    journal = Journal(journal_in, names, seed, make)
+    journal = Journal(journal_in, journal_key(names, seed, make))
     todo = [d for d in range(deals) if d not in journal.deals]
     start = time.perf_counter()
     last = [start]

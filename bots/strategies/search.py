@@ -75,10 +75,21 @@ class SearchStrategy:
         self.exploration = exploration
         self.width = width
         self.margin = margin
+        self.rollout = rollout
         self.policy = _ROLLOUTS[rollout]()
         self.prior = SharkStrategy()
         self.searched = 0  # iterations over this player's life (benchmarks read it)
         self.decisions = 0  # decisions it searched
+
+    def settings(self) -> dict[str, object]:
+        """How it plays, besides its budget: what a measurement of it is keyed by."""
+        return {
+            "rollout": self.rollout,
+            "horizon": self.horizon,
+            "exploration": self.exploration,
+            "width": self.width,
+            "margin": self.margin,
+        }
 
     def choose(self, view: SeatView, rng: Random) -> int:
         legal = self.candidates(view, rng)

@@ -45,3 +45,14 @@ def test_another_budget_or_seed_does_not_count_the_journals_deals(tmp_path: Path
 
     assert measure(2, 2, 12, BUDGET, 1, None, journal, until=0.0) is None
     assert measure(2, 2, 11, Maker(4, None), 1, None, journal, until=0.0) is None
+
+
+def test_a_journal_line_of_another_search_setting_does_not_count(tmp_path: Path) -> None:
+    journal = tmp_path / "deals.jsonl"
+    measure(2, 2, 11, BUDGET, 1, None, journal)
+    line = json.loads(journal.read_text())
+    assert line["player"]["width"] == 5  # the search player's settings key the deal
+    line["player"]["width"] = 10  # as if played before the default width changed
+    journal.write_text(json.dumps(line) + "\n")
+
+    assert measure(2, 2, 11, BUDGET, 1, None, journal, until=0.0) is None
