@@ -5,8 +5,9 @@ Information-set Monte Carlo search, determinized at every iteration (after OpenS
 each iteration samples one world consistent with what the seat has seen (``view.worlds``,
 the engine's ``Worlds``: other hands, the deck, buried pile cards and unseen tucked cards
 dealt again, the game's later deals too), picks a root action by UCB1 over the visits so
-far, and plays the world on with a cheap policy for a bounded number of decisions. The
-action with the best mean wins, shark's choice keeping a small margin. One level of tree
+far, and plays the world on with a heuristic policy (shark's, for every seat, by
+default) for a bounded number of decisions. The action with the best mean wins, shark's
+choice keeping a small margin. One level of tree
 keeps each iteration cheap (the engine plays a few hundred thousand random decisions a
 second, a few tens of thousands with a heuristic policy).
 
@@ -34,8 +35,10 @@ from .builtin import GreedyStrategy, RandomStrategy, SharkStrategy
 
 MAX_SEED = 2**63
 LEAD_SCALE = 150_000.0  # dollars of lead that count as a near-certain edge
-DEFAULT_ITERATIONS = 200  # about 100 ms a decision on one core of the CI machine
-DEFAULT_MS = 500.0  # a cap for slow or busy machines: half the ladder's 1,000 ms
+DEFAULT_ITERATIONS = 1000  # about 0.2 s a decision compiled, on one core of the CI machine
+DEFAULT_MS = 500.0  # the production cap, for slow or busy machines: half the ladder's 1,000 ms
+DEFAULT_WIDTH = 10  # candidates searched; 5 until issue 31 (benchmarks/README.md, screens)
+DEFAULT_ROLLOUT = "shark"  # how every seat plays a playout on: the strongest heuristic
 
 
 class SearchStrategy:
@@ -44,9 +47,12 @@ class SearchStrategy:
     ``iterations`` and ``ms`` bound each decision, whichever comes first; ``ms=None``
     makes a decision depend only on the view and the RNG, for tests and fair
     benchmarks. Only the heuristic's best ``width`` actions are searched. The default,
-    200 iterations capped at 500 ms, plays as strongly on a busy worker as on an idle
-    one and fits the ladder's 1,000 ms time control (``LADDER_DECISION_MS``) with room
-    to spare.
+    1,000 iterations over shark's best ten actions, with shark playing every seat of a
+    playout, capped at 500 ms, plays as strongly on a busy worker as on an idle one
+    with the compiled engine and strategies (about 0.2 s a decision on one core, 0.3 s
+    early in a round) and fits the ladder's 1,000 ms time control
+    (``LADDER_DECISION_MS``) with room to spare; the pure build reaches the cap first,
+    at about half the iterations.
     """
 
     name: ClassVar[str] = "ismcts"
@@ -57,10 +63,10 @@ class SearchStrategy:
         iterations: int | None = DEFAULT_ITERATIONS,
         ms: float | None = DEFAULT_MS,
         *,
-        rollout: str = "greedy",
+        rollout: str = DEFAULT_ROLLOUT,
         horizon: int = 25,
         exploration: float = 0.7,
-        width: int = 5,
+        width: int = DEFAULT_WIDTH,
         margin: float = 0.02,
     ) -> None:
         if iterations is None and ms is None:

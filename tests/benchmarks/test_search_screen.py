@@ -12,6 +12,7 @@ import pytest
 
 from benchmarks import search_screen
 from benchmarks.search_screen import setting
+from bots.strategies.search import DEFAULT_WIDTH
 
 
 def screen(monkeypatch: pytest.MonkeyPatch, *args: str) -> None:
@@ -37,7 +38,7 @@ def test_a_screen_plays_both_settings_on_the_same_deals_and_goes_on_from_its_jou
         ("iterations=2", 0), ("iterations=2", 1),
         ("iterations=3,width=2", 0), ("iterations=3,width=2", 1),
     ]  # fmt: skip
-    assert {line["player"]["width"] for line in lines} == {2, 5}  # the default, where not given
+    assert {line["player"]["width"] for line in lines} == {2, DEFAULT_WIDTH}  # where not given
     assert capsys.readouterr().out.splitlines()[-1].endswith("deals=2")
 
 

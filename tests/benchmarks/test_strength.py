@@ -8,6 +8,7 @@ from pathlib import Path
 
 from benchmarks.strength import measure
 from bots.strategies.arena import Maker
+from bots.strategies.search import DEFAULT_WIDTH
 
 BUDGET = Maker(3, None)  # search iterations a decision: enough to search, quick
 
@@ -51,8 +52,8 @@ def test_a_journal_line_of_another_search_setting_does_not_count(tmp_path: Path)
     journal = tmp_path / "deals.jsonl"
     measure(2, 2, 11, BUDGET, 1, None, journal)
     line = json.loads(journal.read_text())
-    assert line["player"]["width"] == 5  # the search player's settings key the deal
-    line["player"]["width"] = 10  # as if played before the default width changed
+    assert line["player"]["width"] == DEFAULT_WIDTH  # the search player's settings key the deal
+    line["player"]["width"] = DEFAULT_WIDTH + 1  # as if played before the default changed
     journal.write_text(json.dumps(line) + "\n")
 
     assert measure(2, 2, 11, BUDGET, 1, None, journal, until=0.0) is None

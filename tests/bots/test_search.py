@@ -45,7 +45,7 @@ def test_a_seed_and_an_iteration_budget_decide_the_choice() -> None:
 
 def test_a_time_budget_bounds_a_decision() -> None:
     """The default is capped at half the ladder's 1,000 ms; a 20 ms budget stops near 20 ms."""
-    assert (SearchStrategy().iterations, SearchStrategy().ms) == (200, 500.0)
+    assert (SearchStrategy().iterations, SearchStrategy().ms) == (1000, 500.0)
     state = new_game(RuleSet.preset("2021", seats=4), seed=11)
     view = SeatView(state, state.to_act, worlds=True)
     start = perf_counter()
