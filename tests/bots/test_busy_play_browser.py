@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 import subprocess
 import time
 import uuid
@@ -62,8 +63,15 @@ def split_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     sent_to = celery_app.amqp.router.route({}, "bots.play_turn")["queue"].name
     assert sent_to == queues.queue_name(prefix, queues.INTERACTIVE)
     commands = [[word for word in c if word != "--beat"] for c in worker_commands()]
-    workers = [
-        subprocess.Popen(c, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = [  # each in a session of its own: its pool processes are stopped with it
+        subprocess.Popen(
+            c,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         for c in commands
     ]
     try:
@@ -73,10 +81,11 @@ def split_workers(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         for worker in workers:
             worker.terminate()
         for worker in workers:
-            try:
+            try:  # a warm shutdown ends the game in play: a search player's may take longer
                 worker.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                worker.kill()
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
         redis.Redis.from_url(settings.REDIS_URL).delete(*queues.queues(prefix))
 
 

@@ -77,12 +77,17 @@ def test_readiness_follows_postgres_down_and_back(database_on: PostgresCluster) 
     assert code == 200, body
 
     database_on.stop()
-    code, body = readyz()
 
-    assert code == 503
-    assert body["checks"]["database"]["ok"] is False
-    assert "connection" in body["checks"]["database"]["error"].lower()
-    assert all(check["ok"] for name, check in body["checks"].items() if name != "database")
+    def only_the_database_down() -> bool:
+        """Every answer says the database is down; the others are up once the workers'
+        ping comes back in time (on a machine busy enough it may not, once)."""
+        code, body = readyz()
+        assert code == 503
+        assert body["checks"]["database"]["ok"] is False
+        assert "connection" in body["checks"]["database"]["error"].lower()
+        return all(check["ok"] for name, check in body["checks"].items() if name != "database")
+
+    wait_until(only_the_database_down, BACK_WITHIN, "the other checks up while PostgreSQL is down")
 
     database_on.start()
     code, body = readyz()
