@@ -20,7 +20,8 @@ PYTEST_ARGS ?=
 # keys, so the suite runs in about half the time on two cores; 0 runs it in one process
 PYTEST_WORKERS ?= 2
 # games per table for benchmarks/strength.py under `make bench`: 1,000 is the issue's
-# measure (about two hours on two free cores); `make bench STRENGTH_GAMES=40` for minutes
+# measure (hours: about three a table on two free cores); `make bench STRENGTH_GAMES=40`
+# for minutes
 STRENGTH_GAMES ?= 1000
 # make mutants PACKAGE=engine: the target (pyproject.toml [tool.cya-mutants.<target>]);
 # MUTANT_CHILDREN test processes side by side, niced: the machine has two shared cores

@@ -10,20 +10,19 @@ deals; the intervals are 95% over deals. The search budget is the default, 1,000
 iterations a decision, without its 500 ms cap, so the figures do not depend on the
 machine's load; ``--iterations`` or ``--ms`` change it (``--iterations 1000 --ms 500``
 is the player as it plays, cap included: the journal's iterations per decision say
-whether the cap ever cut a search short). Deals are spread over ``--jobs``
-processes (every core by default) and give the same figures whatever the count. The
+whether the cap ever cut a search short). Deals are spread over ``--jobs`` processes
+(every core by default) and give the same figures whatever the count. The
 engine's random-play rate is measured in the same run, to compare machines. ``--record``
 adds both tables to ``bots/strength.json``, which the ladder page shows.
 
-A long measure (the default budget: an hour and a half or more of two free cores for
-each table's 1,000 games; ``--ms 500`` alone, the whole cap every decision, about three
-times that) may be spread over several sittings: ``--journal FILE``
-appends each deal to FILE (JSON lines, benchmarks/_journal.py) as it ends and skips the
-deals FILE already holds for the same line-up, rules, seed, budget and search settings
-(``SearchStrategy.settings``: a deal played before a default changed does not count);
-``--hours H`` starts no deal after H hours. Run the same command again to go on; the
-tables are printed over the journal's deals, and the last line only once both tables
-hold every deal asked for.
+A long measure (the default budget: about three hours of two free cores for the four
+seats' 1,000 games; ``--ms 500`` alone, the whole cap every decision, longer still) may
+be spread over several sittings: ``--journal FILE`` appends each deal to FILE (JSON
+lines, benchmarks/_journal.py) as it ends and skips the deals FILE already holds for
+the same line-up, rules, seed, budget and search settings (``SearchStrategy.settings``:
+a deal played before a default changed does not count); ``--hours H`` starts no deal
+after H hours. Run the same command again to go on; the tables are printed over the
+journal's deals, and the last line only once both tables hold every deal asked for.
 
 The last line is read by tools:
 ``search_vs_3shark_win=<share> ci95=<half-width> search_vs_shark_2p_win=<share>

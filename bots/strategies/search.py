@@ -7,9 +7,9 @@ the engine's ``Worlds``: other hands, the deck, buried pile cards and unseen tuc
 dealt again, the game's later deals too), picks a root action by UCB1 over the visits so
 far, and plays the world on with a heuristic policy (shark's, for every seat, by
 default) for a bounded number of decisions. The action with the best mean wins, shark's
-choice keeping a small margin. One level of tree
-keeps each iteration cheap (the engine plays a few hundred thousand random decisions a
-second, a few tens of thousands with a heuristic policy).
+choice keeping a small margin. One level of tree keeps each iteration cheap (the engine
+plays a few hundred thousand random decisions a second, a few tens of thousands with a
+heuristic policy).
 
 It never sees the real state: its view holds only its seat's knowledge, and the worlds it
 plays are dealt by a sampler that holds no hidden card either, so what it chooses depends
