@@ -14,8 +14,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bots.strategies.arena import Deal
+from bots.strategies.arena import Deal, Maker
+from bots.strategies.search import SearchStrategy
 from games.engine import ENGINE_BUILD
+
+
+def player_settings(make: Maker) -> dict[str, object]:
+    """How the search player ``make`` seats plays, besides its budget (a measure's key)."""
+    player = make(SearchStrategy.name)
+    assert isinstance(player, SearchStrategy)
+    return player.settings()
 
 
 class Journal:

@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._journal import Journal
+from benchmarks._journal import Journal, player_settings
 from bots.strategies.arena import Deal, Maker, deals_played
 from bots.strategies.builtin import Strategy
 from bots.strategies.duplicate import Interval, interval
@@ -94,9 +94,7 @@ def spec(s: Setting) -> str:
 def journal_key(s: Setting, seed: int) -> dict[str, Any]:
     """What makes two journal lines deals of the same screen's setting: the setting as
     given, and every option it leaves to SearchStrategy's defaults (which may change)."""
-    player = s(SearchStrategy.name)
-    assert isinstance(player, SearchStrategy)
-    return {"setting": spec(s), "player": player.settings(), "seed": seed,
+    return {"setting": spec(s), "player": player_settings(s), "seed": seed,
             "lineup": list(LINE_UP)}  # fmt: skip
 
 

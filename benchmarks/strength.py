@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._journal import Journal
+from benchmarks._journal import Journal, player_settings
 from benchmarks.engine import engine_rate
 from bots.strategies.arena import (
     Maker,
@@ -52,7 +52,6 @@ from bots.strategies.arena import (
     strengths,
     table,
 )
-from bots.strategies.search import SearchStrategy
 from bots.strength import STRENGTH_FILE, measurement, record
 from games.engine import RuleSet
 
@@ -61,10 +60,8 @@ def journal_key(names: list[str], seed: int, make: Maker) -> dict[str, Any]:
     """What makes two journal lines deals of the same table and player: the line-up, the
     rules, the seed, the search's budget and every other setting it plays with (whose
     defaults may change between sittings)."""
-    player = make(SearchStrategy.name)
-    assert isinstance(player, SearchStrategy)
     return {"lineup": names, "preset": "2021", "seed": seed, "iterations": make.iterations,
-            "ms": make.ms, "player": player.settings()}  # fmt: skip
+            "ms": make.ms, "player": player_settings(make)}  # fmt: skip
 
 
 def measure(
